@@ -1,0 +1,40 @@
+// Package app is the desktop shell: the Wails window over a running
+// engine. It is the only package that imports Wails. The window's frontend
+// talks to the engine through the same HTTP handlers as the browser
+// dashboard, mounted in-process on the Wails asset server.
+package app
+
+import (
+	"context"
+	"io/fs"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"hyatlas/backend/engine"
+)
+
+// Run opens the window and returns when the user closes it. assets is the
+// built frontend (index.html at its root) or nil, in which case every
+// request goes to the engine's handler, which explains how to build it.
+func Run(ctx context.Context, eng *engine.Engine, assets fs.FS) error {
+	return wails.Run(&options.App{
+		Title:     "HyAtlas",
+		Width:     1100,
+		Height:    760,
+		MinWidth:  720,
+		MinHeight: 480,
+		AssetServer: &assetserver.Options{
+			Assets:  assets,
+			Handler: eng.API.InProcessHandler(),
+		},
+		BackgroundColour: options.NewRGB(250, 250, 250),
+		// Once the webview runs, WebKit's signal handlers lack SA_ONSTACK and
+		// any Go panic would kill the process; restore the flag.
+		OnDomReady: func(context.Context) { runtime.ResetSignalHandlers() },
+		Linux:      &linux.Options{ProgramName: "hyatlas"},
+	})
+}

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"hyatlas/backend/memory"
+)
+
+// MaxBodyBytes is the largest request body accepted (8 MiB).
+const MaxBodyBytes = 8 << 20
+
+// guard refuses requests a web page could make on a user's behalf, on
+// every route (/healthz included):
+//
+//   - Host must be localhost, a loopback IP, the bind IP, or a name in
+//     HYATLAS_ALLOWED_HOSTS: this stops DNS rebinding;
+//   - Origin, when present, must be http(s) and loopback, the request's
+//     own origin, or allowlisted; "null" and other schemes are refused;
+//   - Sec-Fetch-Site: cross-site is refused.
+//
+// Clients that send no Origin (curl, agents) pass the Origin rule.
+type guard struct {
+	bindIP  net.IP
+	allowed []string
+}
+
+func (g guard) check(r *http.Request) error {
+	host := hostOnly(r.Host)
+	if !g.hostAllowed(host) {
+		return memory.Errorf(codeRefused, "non-local Host %q refused (add it to HYATLAS_ALLOWED_HOSTS to allow it)", host)
+	}
+	if strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site") {
+		return memory.Errorf(codeRefused, "cross-site request refused")
+	}
+	if origin, ok := r.Header["Origin"]; ok {
+		if !g.originAllowed(strings.Join(origin, ""), r.Host) {
+			return memory.Errorf(codeRefused, "cross-origin request refused")
+		}
+	}
+	return nil
+}
+
+func (g guard) hostAllowed(host string) bool {
+	if host == "" || host == "localhost" || slices.Contains(g.allowed, host) {
+		return true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false
+	}
+	return ip.IsLoopback() || (g.bindIP != nil && !g.bindIP.IsUnspecified() && ip.Equal(g.bindIP))
+}
+
+func (g guard) originAllowed(origin, requestHost string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false // covers "null", file:, chrome-extension:, ...
+	}
+	if strings.EqualFold(u.Host, requestHost) {
+		return true // same origin
+	}
+	host := hostOnly(u.Host)
+	if host == "localhost" || slices.Contains(g.allowed, host) {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// hostOnly strips the port and IPv6 brackets and lower-cases a host.
+func hostOnly(hostport string) string {
+	h := strings.ToLower(strings.TrimSpace(hostport))
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	return strings.TrimSuffix(strings.Trim(h, "[]"), ".")
+}
+
+// limitBody answers 413 at once for a declared body over the limit and
+// caps the rest, so a handler's decode fails with a MaxBytesError.
+func limitBody(w http.ResponseWriter, r *http.Request) error {
+	if r.ContentLength > MaxBodyBytes {
+		return memory.Errorf(codeTooLarge, "body is larger than %d bytes", MaxBodyBytes)
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	}
+	return nil
+}

@@ -1,0 +1,213 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"hyatlas/backend/memory"
+)
+
+type AddRequest struct {
+	Text      *string           `json:"text"`
+	Data      *string           `json:"data"` // compat alias of text
+	UserID    string            `json:"user_id"`
+	AgentID   string            `json:"agent_id"`
+	SessionID string            `json:"session_id"`
+	Metadata  map[string]string `json:"metadata"`
+}
+
+func (s *Server) add(w http.ResponseWriter, r *http.Request) error {
+	var req AddRequest
+	if err := decodeJSON(r, &req, false, false); err != nil {
+		return err
+	}
+	text := req.Text
+	if text == nil || strings.TrimSpace(*text) == "" {
+		text = req.Data
+	}
+	if text == nil {
+		return memory.Errorf(memory.EBADREQUEST, "text required")
+	}
+	res, err := s.mem.Add(r.Context(), memory.AddInput{
+		Text: *text, Owner: memory.Owner{UserID: req.UserID, AgentID: req.AgentID},
+		SessionID: req.SessionID, Metadata: req.Metadata,
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, AddResponse{
+		Success: true, MemoryID: res.Memory.ID, ExtractionStatus: res.ExtractionStatus,
+		Layer: res.Memory.Layer, UserID: res.Memory.Owner.UserID,
+	})
+	return nil
+}
+
+type SearchRequest struct {
+	Query     string   `json:"query"`
+	Limit     int      `json:"limit"`
+	Layer     string   `json:"layer"`
+	UserID    string   `json:"user_id"`
+	AgentID   string   `json:"agent_id"`
+	UserIDs   []string `json:"user_ids"`
+	AgentIDs  []string `json:"agent_ids"`
+	MinScore  *float64 `json:"min_score"`
+	Reader    string   `json:"reader"`
+	SessionID string   `json:"session_id"`
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
+	var req SearchRequest
+	if err := decodeJSON(r, &req, false, false); err != nil {
+		return err
+	}
+	agent := req.AgentID
+	if agent == "" && len(req.AgentIDs) > 0 {
+		agent = req.AgentIDs[0] // compat: only the first agent is used
+	}
+	res, err := s.mem.Search(r.Context(), memory.SearchInput{
+		Query: req.Query, Limit: req.Limit, Layer: req.Layer,
+		UserIDs: append([]string{req.UserID}, req.UserIDs...), AgentID: agent,
+		MinScore: req.MinScore, Reader: req.Reader, SessionID: req.SessionID,
+	})
+	if err != nil {
+		return err
+	}
+	channels := map[memory.Channel][]HitJSON{}
+	order := make([]memory.Channel, 0, len(memory.ChannelOrder))
+	for _, c := range memory.ChannelOrder {
+		channels[c] = []HitJSON{}
+		for _, h := range res.Channels[c] {
+			channels[c] = append(channels[c], toHit(h))
+		}
+		order = append(order, c)
+	}
+	ranked := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ranked[i] = h.Memory.ID
+	}
+	writeJSON(w, http.StatusOK, SearchResponse{Memories: channels, Order: order, Ranked: ranked})
+	return nil
+}
+
+type ListRequest struct {
+	Layer             string    `json:"layer"`
+	UserID            string    `json:"user_id"`
+	AgentID           string    `json:"agent_id"`
+	Limit             int       `json:"limit"`
+	Offset            int       `json:"offset"`
+	IncludeRaw        *FlexBool `json:"include_raw"`
+	IncludeSuperseded *FlexBool `json:"include_superseded"`
+}
+
+// list serves GET (query string) and POST (JSON body; its fields win).
+func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
+	req, err := listFromQuery(r)
+	if err != nil {
+		return err
+	}
+	if r.Method == http.MethodPost {
+		if err := decodeJSON(r, &req, true, false); err != nil {
+			return err
+		}
+	}
+	in := memory.ListInput{Layer: req.Layer, UserID: req.UserID, AgentID: req.AgentID,
+		Limit: req.Limit, Offset: req.Offset, IncludeRaw: true}
+	if req.IncludeRaw != nil {
+		in.IncludeRaw = bool(*req.IncludeRaw)
+	}
+	if req.IncludeSuperseded != nil {
+		in.IncludeRetired = bool(*req.IncludeSuperseded)
+	}
+	res, err := s.mem.List(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	st, err := s.mem.Stats(r.Context())
+	if err != nil {
+		return err
+	}
+	items := make([]ListItem, len(res.Memories))
+	for i, m := range res.Memories {
+		items[i] = toListItem(m)
+	}
+	writeJSON(w, http.StatusOK, ListResponse{
+		Total: res.Total, Offset: res.Offset, Limit: res.Limit, Memories: items,
+		Layers: layerCounts(st.Live),
+	})
+	return nil
+}
+
+func listFromQuery(r *http.Request) (ListRequest, error) {
+	q := r.URL.Query()
+	req := ListRequest{Layer: q.Get("layer"), UserID: q.Get("user_id"), AgentID: q.Get("agent_id")}
+	var err error
+	if req.Limit, err = queryInt(q.Get("limit"), "limit"); err != nil {
+		return req, err
+	}
+	if req.Offset, err = queryInt(q.Get("offset"), "offset"); err != nil {
+		return req, err
+	}
+	if req.IncludeRaw, err = queryBool(q.Get("include_raw"), "include_raw"); err != nil {
+		return req, err
+	}
+	if req.IncludeSuperseded, err = queryBool(q.Get("include_superseded"), "include_superseded"); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+func queryInt(v, name string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, memory.Errorf(memory.EBADREQUEST, "%s must be an integer", name)
+	}
+	return n, nil
+}
+
+func queryBool(v, name string) (*FlexBool, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var b FlexBool
+	if err := b.parse(v); err != nil {
+		return nil, memory.Errorf(memory.EBADREQUEST, "%s must be true or false", name)
+	}
+	return &b, nil
+}
+
+// FlexBool accepts true/false as a JSON boolean or as a string ("true",
+// "on", "1", ...), as compat clients send both.
+type FlexBool bool
+
+func (b *FlexBool) UnmarshalJSON(data []byte) error {
+	var v bool
+	if err := json.Unmarshal(data, &v); err == nil {
+		*b = FlexBool(v)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return &json.UnmarshalTypeError{Value: string(data), Type: boolType}
+	}
+	return b.parse(s)
+}
+
+func (b *FlexBool) parse(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "on", "1", "yes":
+		*b = true
+	case "false", "off", "0", "no", "":
+		*b = false
+	default:
+		return &json.UnmarshalTypeError{Value: s, Type: boolType}
+	}
+	return nil
+}
+
+var boolType = reflect.TypeOf(true)

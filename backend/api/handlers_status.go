@@ -1,0 +1,132 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+// readyz is readiness: the store, the index and the embedder each answer a
+// real round trip, and the index agrees with the store.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	if err := s.mem.Ready(r.Context()); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
+}
+
+// StatusJSON is GET /api/v1/status: the compat keys, then ours.
+type StatusJSON struct {
+	Status           string               `json:"status"`
+	Version          string               `json:"version"`
+	VDB              string               `json:"vdb"`
+	Embed            string               `json:"embed"`
+	LLM              memory.LLMState      `json:"llm"`
+	LLMModel         string               `json:"llm_model"`
+	LLMBase          string               `json:"llm_base"`
+	Mode             memory.Mode          `json:"mode"`
+	ModeDetail       string               `json:"mode_detail"`
+	UsesLLM          bool                 `json:"uses_llm"`
+	ExtractSync      string               `json:"extract_sync"`
+	WritePipeline    string               `json:"write_pipeline"`
+	Writes           int64                `json:"writes"`
+	Searches         int64                `json:"searches"`
+	Layers           map[memory.Layer]int `json:"layers"`
+	GraphNodes       int                  `json:"graph_nodes"`
+	GraphEdges       int                  `json:"graph_edges"`
+	Unextracted      int                  `json:"unextracted"`
+	Consolidations   int                  `json:"consolidations"`
+	LastConsolidated any                  `json:"last_consolidated,omitempty"`
+
+	Total       int                 `json:"total"`
+	Retired     int                 `json:"retired"`
+	VDBPoints   int                 `json:"vdb_points"`
+	Embedder    memory.EmbedderInfo `json:"embedder"`
+	MinScore    float64             `json:"min_score"`
+	Reembed     ReembedJSON         `json:"reembed"`
+	DataDir     string              `json:"data_dir"`
+	Uptime      int64               `json:"uptime"`
+	Auth        bool                `json:"auth"`
+	IndexFaults int64               `json:"index_faults"`
+}
+
+type ReembedJSON struct {
+	Running bool `json:"running"`
+	Done    int  `json:"done"`
+	Total   int  `json:"total"`
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.mem.Stats(r.Context())
+	if err != nil {
+		return err
+	}
+	cfg := s.mem.Config()
+	info := s.mem.EmbedderInfo()
+	out := StatusJSON{
+		Status: "ok", Version: s.cfg.Version, VDB: "ok", Embed: "ok",
+		LLM: cfg.LLM, LLMModel: s.cfg.LLMModel, LLMBase: s.cfg.LLMBase,
+		Mode: cfg.Mode, ModeDetail: cfg.Mode.Detail(), UsesLLM: cfg.Mode.UsesLLM(),
+		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: "ok",
+		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),
+		Unextracted: st.Unextracted, Consolidations: -1,
+		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(),
+		Reembed: ReembedJSON{Done: st.Vectors[info.ID], Total: st.Vectors[info.ID]},
+		DataDir: s.cfg.DataDir, Uptime: int64(time.Since(s.cfg.Started).Seconds()),
+		Auth: s.cfg.Auth, IndexFaults: st.IndexFaults,
+	}
+	for _, n := range st.Live {
+		out.Total += n
+	}
+	if st.IndexFaults > 0 {
+		out.VDB = "degraded: index updates failed; restart to rebuild the index"
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.mem.Stats(r.Context())
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, n := range st.Live {
+		total += n
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"layers": layerCounts(st.Live), "total": total, "graph_nodes": 0, "graph_edges": 0,
+	})
+	return nil
+}
+
+// flushNow finishes in-flight work and writes state (clients call it
+// before stopping the process).
+func (s *Server) flushNow(w http.ResponseWriter, r *http.Request) error {
+	if err := s.flush(r.Context()); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"flushed": true})
+	return nil
+}
+
+// dashboardLink issues a fresh one-time sign-in link for the browser.
+func (s *Server) dashboardLink(w http.ResponseWriter, r *http.Request) error {
+	scheme := "http"
+	writeJSON(w, http.StatusOK, map[string]string{"url": s.DashboardURL(scheme + "://" + r.Host)})
+	return nil
+}

@@ -1,0 +1,88 @@
+package api
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"hyatlas/backend/memory"
+)
+
+// register builds the whole API surface. Each path is registered once; a
+// known path with another method answers 405 with Allow.
+func (s *Server) register() {
+	routes := []struct {
+		method, path string
+		h            handlerFunc
+	}{
+		{"GET", "/healthz", s.healthz},
+		{"GET", "/readyz", s.readyz},
+		{"GET", "/api/v1/status", s.status},
+		{"GET", "/api/v1/metrics", s.metrics},
+		{"POST", "/api/v1/add", s.add},                // text, user_id, agent_id, session_id, metadata
+		{"POST", "/api/v1/search", s.search},          // query, limit, layer, user_id(s), agent_id(s), min_score, reader
+		{"GET", "/api/v1/list", s.list},               // layer, user_id, agent_id, limit, offset, include_raw, include_superseded
+		{"POST", "/api/v1/list", s.list},              // same, as a JSON body
+		{"GET", "/api/v1/memories/{id}", s.getMemory}, // with history
+		{"PATCH", "/api/v1/memories/{id}", s.patchMemory},
+		{"DELETE", "/api/v1/memories/{id}", s.deleteMemory},
+		{"POST", "/api/v1/memories/{id}/retire", s.retireMemory}, // how, reason, by
+		{"POST", "/api/v1/memories/{id}/restore", s.restoreMemory},
+		{"POST", "/api/v1/forget", s.forget},          // text, user_id, agent_id, contains, reason
+		{"POST", "/api/v1/delete_all", s.deleteAll},   // id, layer, user_id, agent_id, all, confirm
+		{"DELETE", "/api/v1/delete_all", s.deleteAll}, // same
+		{"POST", "/api/v1/flush", s.flushNow},
+		{"POST", "/api/v1/dashboard/link", s.dashboardLink},
+		{"GET", "/dashboard/", s.dashboard},
+	}
+	byPath := map[string]map[string]handlerFunc{}
+	var order []string
+	for _, r := range routes {
+		if byPath[r.path] == nil {
+			byPath[r.path] = map[string]handlerFunc{}
+			order = append(order, r.path)
+		}
+		byPath[r.path][r.method] = r.h
+	}
+	for _, path := range order {
+		s.mux.Handle(path, s.methods(byPath[path]))
+	}
+	s.mux.Handle("/", s.methods(map[string]handlerFunc{"GET": s.root, "POST": s.root}))
+}
+
+// methods dispatches on the request method; HEAD is served as GET.
+func (s *Server) methods(hs map[string]handlerFunc) http.Handler {
+	var allow []string
+	for m := range hs {
+		allow = append(allow, m)
+	}
+	if hs["GET"] != nil {
+		allow = append(allow, "HEAD")
+	}
+	sort.Strings(allow)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := r.Method
+		if m == "HEAD" {
+			m = "GET"
+		}
+		h, ok := hs[m]
+		if !ok {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, r, s.log, memory.Errorf(codeMethodNotAllowed, "method %s not allowed on %s (allowed: %s)",
+				r.Method, r.URL.Path, strings.Join(allow, ", ")))
+			return
+		}
+		if err := h(w, r); err != nil {
+			writeError(w, r, s.log, err)
+		}
+	})
+}
+
+// root sends people to the dashboard and answers unknown paths with 404.
+func (s *Server) root(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Path == "/" && r.Method == "GET" {
+		http.Redirect(w, r, "/dashboard/", http.StatusFound)
+		return nil
+	}
+	return memory.Errorf(memory.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path)
+}

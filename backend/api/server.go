@@ -1,0 +1,135 @@
+// Package api is the loopback HTTP API: one route table, one error writer,
+// the guard and the bearer token, and the dashboard's static files.
+//
+// The same handlers are mounted twice: on the loopback listener behind the
+// guard and the token (Handler), and inside the desktop window through the
+// Wails asset server (InProcessHandler), where requests never touch the
+// network.
+package api
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// Config is the API's static configuration. All fields are required except
+// Logger (default slog.Default) and Assets (nil serves a notice page).
+type Config struct {
+	BindHost     string   // the listen host, for the Host rule
+	AllowedHosts []string // HYATLAS_ALLOWED_HOSTS
+	Auth         bool     // require the token on /api/*
+	Token        string
+	Version      string
+	DataDir      string
+	LLMBase      string
+	LLMModel     string
+	ExtractSync  bool
+	Started      time.Time
+	Logger       *slog.Logger
+	Assets       fs.FS // the built frontend (index.html at its root)
+}
+
+// Server holds the API's dependencies.
+type Server struct {
+	cfg   Config
+	mem   *memory.Service
+	flush func(context.Context) error
+	guard guard
+	codes signInCodes
+	mux   *http.ServeMux
+	log   *slog.Logger
+}
+
+// New builds the API over a memory service. flush is called by
+// POST /api/v1/flush to finish in-flight work and write state.
+func New(cfg Config, mem *memory.Service, flush func(context.Context) error) *Server {
+	s := &Server{cfg: cfg, mem: mem, flush: flush, log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.guard = guard{bindIP: net.ParseIP(strings.Trim(cfg.BindHost, "[]")), allowed: cfg.AllowedHosts}
+	s.mux = http.NewServeMux()
+	s.register()
+	return s
+}
+
+// handlerFunc is a handler that returns its error instead of writing it.
+type handlerFunc func(http.ResponseWriter, *http.Request) error
+
+// Handler serves the network listener: guard, body limit, token, routes.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.serve(w, r, false)
+	})
+}
+
+// InProcessHandler serves requests that come from the desktop window
+// through the Wails asset server: they are in-process, so the guard and the
+// token do not apply; the body limit does.
+func (s *Server) InProcessHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.serve(w, r, true)
+	})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, inProcess bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panic", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			writeError(w, r, nil, memory.Errorf(memory.EINTERNAL, "internal error"))
+		}
+	}()
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	if !inProcess {
+		if err := s.guard.check(r); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+	}
+	if err := limitBody(w, r); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if !inProcess && strings.HasPrefix(r.URL.Path, "/api/") && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="hyatlas"`)
+		writeError(w, r, s.log, memory.Errorf(codeUnauthorized,
+			"missing or wrong token: send Authorization: Bearer <token> (hyatlas token prints it)"))
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// sessionCookie holds the token for the browser dashboard.
+const sessionCookie = "hyatlas_session"
+
+func (s *Server) authorized(r *http.Request) bool {
+	if !s.cfg.Auth {
+		return true
+	}
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		return ok && strings.EqualFold(scheme, "Bearer") && tokenEqual(strings.TrimSpace(tok), s.cfg.Token)
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		return tokenEqual(c.Value, s.cfg.Token)
+	}
+	return false
+}
+
+// DashboardURL returns a one-time sign-in link to the browser dashboard for
+// a server reachable at base (e.g. http://127.0.0.1:19528).
+func (s *Server) DashboardURL(base string) string {
+	if !s.cfg.Auth {
+		return base + "/dashboard/"
+	}
+	return base + "/dashboard/?code=" + s.codes.issue()
+}

@@ -1,0 +1,170 @@
+// Package cli is the hyatlas command line: it parses the subcommand, runs
+// the server (headless or with the desktop window, which the caller injects
+// so that nothing under backend/ imports Wails), or talks to a running
+// instance through the typed API client.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"hyatlas/backend/api/client"
+	"hyatlas/backend/engine"
+)
+
+// GUI runs the desktop window over a running engine and returns when the
+// user quits. main.go supplies it in desktop builds.
+type GUI func(ctx context.Context, eng *engine.Engine) error
+
+// Env is what the CLI needs from the process.
+type Env struct {
+	Args   []string // without the program name
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	GUI    GUI   // nil in builds without the desktop window
+	Assets fs.FS // the built frontend
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // usage of the positional arguments
+	summary string
+	run     func(ctx context.Context, e Env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "", "run the memory server headless (no window)", runServe},
+		{"status", "[--json]", "show the running instance's status", runStatus},
+		{"add", "[--user ID] [--agent ID] [--session ID] [--json] TEXT|-", "remember a text (- reads stdin)", runAdd},
+		{"search", "[--limit N] [--layer L] [--user ID] [--agent ID] [--json] QUERY", "recall memories", runSearch},
+		{"list", "[--layer L] [--user ID] [--agent ID] [--limit N] [--offset N] [--retired] [--json]", "list memories, newest first", runList},
+		{"retire", "[--reason TEXT] [--how KIND] [--json] ID", "retire a memory (reversible)", runRetire},
+		{"restore", "[--json] ID", "restore a retired memory", runRestore},
+		{"dashboard", "", "print a one-time link that opens the dashboard in a browser", runDashboard},
+		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
+		{"version", "", "print the version", runVersion},
+		{"help", "", "show this help", nil},
+	}
+}
+
+// errUsage marks errors that should print the usage and exit 2.
+var errUsage = errors.New("usage")
+
+// Run runs the command line and returns the exit code: 0 ok, 1 failed,
+// 2 bad usage.
+func Run(ctx context.Context, e Env) int {
+	args := e.Args
+	name := "app"
+	if len(args) > 0 {
+		name, args = args[0], args[1:]
+	}
+	var err error
+	switch name {
+	case "app":
+		err = runApp(ctx, e, args)
+	case "help", "-h", "--help":
+		printUsage(e.Stdout)
+		return 0
+	case "--version", "-version":
+		err = runVersion(ctx, e, args)
+	default:
+		cmd, ok := find(name)
+		if !ok {
+			fmt.Fprintf(e.Stderr, "hyatlas: unknown command %q\n\n", name)
+			printUsage(e.Stderr)
+			return 2
+		}
+		err = cmd.run(ctx, e, args)
+		if errors.Is(err, errUsage) {
+			fmt.Fprintf(e.Stderr, "usage: hyatlas %s %s\n", cmd.name, cmd.args)
+		}
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		if msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "usage: "), "usage"); msg != "" {
+			fmt.Fprintln(e.Stderr, "hyatlas:", strings.TrimSpace(msg))
+		}
+		return 2
+	default:
+		fmt.Fprintln(e.Stderr, "hyatlas:", err)
+		return 1
+	}
+}
+
+func find(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "HyAtlas %s: local memory for AI agents.\n\n", engine.Version)
+	fmt.Fprintln(w, "usage: hyatlas [command]")
+	fmt.Fprintln(w, "\nWith no command, HyAtlas opens its window (or, with no display, runs headless).")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nSettings come from HYATLAS_* environment variables; see the README.")
+}
+
+// parse parses flags that may appear before, between or after positional
+// arguments, and checks the number of positional arguments.
+func parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+	if len(pos) < minPos || (maxPos >= 0 && len(pos) > maxPos) {
+		return nil, fmt.Errorf("%w: wrong number of arguments", errUsage)
+	}
+	return pos, nil
+}
+
+// connect returns a client for the running instance named by the config.
+func connect(e Env) (*client.Client, error) {
+	cfg, err := loadConfig(e)
+	if err != nil {
+		return nil, err
+	}
+	host := cfg.Host
+	if host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	token, _ := readTokenQuietly(cfg.Paths.Config)
+	return client.New("http://"+joinHostPort(host, cfg.Port), token), nil
+}
+
+// explain turns a connection failure into advice.
+func explain(err error) error {
+	if errors.Is(err, client.ErrUnreachable) {
+		return fmt.Errorf("%v: start it with `hyatlas` (or `hyatlas serve`)", err)
+	}
+	return err
+}

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"hyatlas/backend/api"
+	"hyatlas/backend/engine"
+	"hyatlas/backend/memory"
+)
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func runStatus(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return explain(err)
+	}
+	if *asJSON {
+		return printJSON(e.Stdout, st)
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "HyAtlas %s at %s (mode %s, up %ds)\n", st.Version, c.Base, st.Mode, st.Uptime)
+	fmt.Fprintf(tw, "memories\t%d live, %d retired\n", st.Total, st.Retired)
+	for _, l := range memory.Layers {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\n", l, l.Title(), st.Layers[l])
+	}
+	semantic := "semantic"
+	if !st.Embedder.Semantic {
+		semantic = "not semantic"
+	}
+	fmt.Fprintf(tw, "embedder\t%s, %d dims, %s\n", st.Embedder.Name, st.Embedder.Dims, semantic)
+	fmt.Fprintf(tw, "llm\t%s\n", st.LLM)
+	fmt.Fprintf(tw, "writes / searches\t%d / %d\n", st.Writes, st.Searches)
+	fmt.Fprintf(tw, "data\t%s\n", st.DataDir)
+	return tw.Flush()
+}
+
+func runAdd(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("add", flag.ContinueOnError)
+	user := fs.String("user", "", "user id")
+	agent := fs.String("agent", "", "agent id")
+	session := fs.String("session", "", "session id")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args, 1, -1)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(pos, " ")
+	if text == "-" {
+		b, err := io.ReadAll(io.LimitReader(e.Stdin, api.MaxBodyBytes))
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		text = string(b)
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	res, err := c.Add(ctx, api.AddRequest{Text: &text, UserID: *user, AgentID: *agent, SessionID: *session})
+	if err != nil {
+		return explain(err)
+	}
+	if *asJSON {
+		return printJSON(e.Stdout, res)
+	}
+	fmt.Fprintf(e.Stdout, "remembered %s (extraction: %s)\n", res.MemoryID, res.ExtractionStatus)
+	return nil
+}
+
+func runSearch(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	limit := fs.Int("limit", 0, "number of results (default 5)")
+	layer := fs.String("layer", "", "only this layer")
+	user := fs.String("user", "", "user id")
+	agent := fs.String("agent", "", "agent id")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args, 1, -1)
+	if err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	res, err := c.Search(ctx, api.SearchRequest{Query: strings.Join(pos, " "), Limit: *limit,
+		Layer: *layer, UserID: *user, AgentID: *agent})
+	if err != nil {
+		return explain(err)
+	}
+	if *asJSON {
+		return printJSON(e.Stdout, res)
+	}
+	if len(res.Ranked) == 0 {
+		fmt.Fprintln(e.Stdout, "nothing relevant remembered")
+		return nil
+	}
+	for _, ch := range res.Order {
+		for _, h := range res.Memories[ch] {
+			fmt.Fprintf(e.Stdout, "%.3f  %-12s %s  %s\n", h.Score, h.Layer, h.MemoryID, oneLine(h.Content, 100))
+		}
+	}
+	return nil
+}
+
+func runList(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	layer := fs.String("layer", "", "only this layer")
+	user := fs.String("user", "", "user id")
+	agent := fs.String("agent", "", "agent id")
+	limit := fs.Int("limit", 0, "rows per page (default 20)")
+	offset := fs.Int("offset", 0, "rows to skip")
+	retired := fs.Bool("retired", false, "include retired memories")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	inc := api.FlexBool(*retired)
+	res, err := c.List(ctx, api.ListRequest{Layer: *layer, UserID: *user, AgentID: *agent,
+		Limit: *limit, Offset: *offset, IncludeSuperseded: &inc})
+	if err != nil {
+		return explain(err)
+	}
+	if *asJSON {
+		return printJSON(e.Stdout, res)
+	}
+	for _, m := range res.Memories {
+		state := ""
+		if m.InvalidAt != "" {
+			state = " [retired: " + m.SupersededHow + "]"
+		}
+		fmt.Fprintf(e.Stdout, "%s  %-12s %s%s  %s\n", m.TS, m.Layer, m.MemoryID, state, oneLine(m.Content, 80))
+	}
+	fmt.Fprintf(e.Stdout, "%d of %d shown (offset %d)\n", len(res.Memories), res.Total, res.Offset)
+	return nil
+}
+
+func runRetire(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("retire", flag.ContinueOnError)
+	reason := fs.String("reason", "", "why it is retired")
+	how := fs.String("how", "", "how: dropped (default), forgotten, done, ...")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	m, err := c.Retire(ctx, pos[0], api.RetireRequest{How: *how, Reason: *reason})
+	if err != nil {
+		return explain(err)
+	}
+	if *asJSON {
+		return printJSON(e.Stdout, m)
+	}
+	fmt.Fprintf(e.Stdout, "retired %s (%s); undo with: hyatlas restore %s\n", m.ID, m.RetiredHow, m.ID)
+	return nil
+}
+
+func runRestore(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	m, err := c.Restore(ctx, pos[0])
+	if err != nil {
+		return explain(err)
+	}
+	if *asJSON {
+		return printJSON(e.Stdout, m)
+	}
+	fmt.Fprintf(e.Stdout, "restored %s\n", m.ID)
+	return nil
+}
+
+func runDashboard(ctx context.Context, e Env, args []string) error {
+	if _, err := parse(flag.NewFlagSet("dashboard", flag.ContinueOnError), args, 0, 0); err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	link, err := c.DashboardLink(ctx)
+	if err != nil {
+		return explain(err)
+	}
+	fmt.Fprintln(e.Stdout, link)
+	return nil
+}
+
+// runToken prints the token, creating it if this install has none yet, so
+// a client can be configured before the first start.
+func runToken(ctx context.Context, e Env, args []string) error {
+	if _, err := parse(flag.NewFlagSet("token", flag.ContinueOnError), args, 0, 0); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	tok, err := api.LoadOrCreateToken(cfg.Paths.Config)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.Stdout, tok)
+	return nil
+}
+
+func runVersion(ctx context.Context, e Env, args []string) error {
+	if _, err := parse(flag.NewFlagSet("version", flag.ContinueOnError), args, 0, 0); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stdout, "hyatlas %s\n", engine.Version)
+	return nil
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"hyatlas/backend/api"
+	"hyatlas/backend/api/client"
+	"hyatlas/backend/config"
+	"hyatlas/backend/engine"
+)
+
+// runApp opens the desktop window when a display exists and the build has
+// one; otherwise it says so and runs headless.
+func runApp(ctx context.Context, e Env, args []string) error {
+	if _, err := parse(flag.NewFlagSet("hyatlas", flag.ContinueOnError), args, 0, 0); err != nil {
+		return err
+	}
+	switch {
+	case e.GUI == nil:
+		fmt.Fprintln(e.Stdout, "This build has no desktop window: running headless.")
+		return serve(ctx, e, nil)
+	case !hasDisplay(e.Getenv):
+		fmt.Fprintln(e.Stdout, "No display found: running headless.")
+		return serve(ctx, e, nil)
+	default:
+		return serve(ctx, e, e.GUI)
+	}
+}
+
+func runServe(ctx context.Context, e Env, args []string) error {
+	if _, err := parse(flag.NewFlagSet("serve", flag.ContinueOnError), args, 0, 0); err != nil {
+		return err
+	}
+	return serve(ctx, e, nil)
+}
+
+// hasDisplay reports whether a window can be shown: always on macOS and
+// Windows; on Linux and the BSDs only with an X11 or Wayland display.
+func hasDisplay(getenv func(string) string) bool {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return true
+	}
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+}
+
+// serve opens the engine, listens, and runs until a signal (headless) or
+// until the window quits (gui). Shutdown finishes requests in progress,
+// flushes and closes the store.
+func serve(ctx context.Context, e Env, gui GUI) error {
+	cfg, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	if running(ctx, cfg) {
+		return fmt.Errorf("HyAtlas is already running at http://%s (not starting a second server)", cfg.Addr())
+	}
+	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	eng, err := engine.Open(ctx, cfg, engine.Options{Logger: log, Assets: e.Assets})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := eng.Close(); err != nil {
+			log.Error("shutdown", "err", err)
+		}
+	}()
+	if _, err := eng.Listen(); err != nil {
+		return err
+	}
+	base := eng.BaseURL()
+	fmt.Fprintf(e.Stdout, "HyAtlas %s is serving at %s\n", engine.Version, base)
+	fmt.Fprintf(e.Stdout, "Dashboard: %s\n", eng.API.DashboardURL(base))
+	if cfg.Auth {
+		fmt.Fprintf(e.Stdout, "API token: run `hyatlas token` (file %s)\n", cfg.Paths.Config+string(os.PathSeparator)+api.TokenFile)
+	} else {
+		fmt.Fprintln(e.Stdout, "API token: off (HYATLAS_AUTH=off)")
+	}
+	fmt.Fprintf(e.Stdout, "Data: %s\n", cfg.Paths.Data)
+
+	if gui != nil {
+		return gui(ctx, eng)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	select {
+	case s := <-sig:
+		log.Info("stopping", "signal", s.String())
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// running reports whether a HyAtlas already answers at the configured
+// address.
+func running(ctx context.Context, cfg config.Config) bool {
+	host := cfg.Host
+	if host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	if cfg.Port == 0 {
+		return false
+	}
+	c := client.New("http://"+joinHostPort(host, cfg.Port), "")
+	c.HTTP.Timeout = 2 * time.Second
+	return c.Health(ctx) == nil
+}
+
+func loadConfig(e Env) (config.Config, error) {
+	cfg, err := config.Load(e.Getenv)
+	if err != nil {
+		return config.Config{}, fmt.Errorf("configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+func joinHostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+
+func readTokenQuietly(dir string) (string, error) { return api.ReadToken(dir) }

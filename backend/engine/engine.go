@@ -1,0 +1,184 @@
+// Package engine is the composition root as a library: Open wires the
+// store, the vector index, the embedder, the memory service and the API
+// from a config.Config, and owns their lifecycle. It holds no rules of its
+// own; the rules live in backend/memory.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"hyatlas/backend/api"
+	"hyatlas/backend/config"
+	"hyatlas/backend/embed"
+	"hyatlas/backend/memory"
+	"hyatlas/backend/store"
+	"hyatlas/backend/vector"
+)
+
+// Version is the app version, set at build time with
+// -ldflags "-X hyatlas/backend/engine.Version=...".
+var Version = "0.1.0-dev"
+
+// Options are what the caller adds to the config.
+type Options struct {
+	Logger *slog.Logger
+	Assets fs.FS // the built frontend; nil serves a notice page
+}
+
+// Engine is a running memory engine.
+type Engine struct {
+	Config  config.Config
+	Memory  *memory.Service
+	API     *api.Server
+	Token   string
+	Started time.Time
+	// LoadTime is how long opening took, index rebuild included.
+	LoadTime time.Duration
+
+	log       *slog.Logger
+	store     *store.Store
+	http      *http.Server
+	listener  net.Listener
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens the data directory and rebuilds the vector index from the
+// saved vectors (no re-embedding). It does not listen; call Listen.
+func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error) {
+	started := time.Now()
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	st, err := store.Open(ctx, cfg.Paths.Data)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if st.MigratedFrom != st.MigratedTo {
+		log.Info("store schema migrated", "from", st.MigratedFrom, "to", st.MigratedTo)
+	}
+	emb, err := embed.NewHash(embed.DefaultHashDims)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	index := vector.New(emb.Info().Dims)
+	if err := loadIndex(ctx, st, index, emb.Info().ID); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	svc, err := memory.NewService(memory.Config{
+		Mode: cfg.Mode, LLM: llmState(cfg), Aliases: cfg.Aliases, MinScore: cfg.MinScore, Admin: cfg.Admin,
+	}, memory.Deps{Store: st, Index: index, Embedder: emb})
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	token, err := api.LoadOrCreateToken(cfg.Paths.Config)
+	if err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("API token: %w", err)
+	}
+	e := &Engine{Config: cfg, Memory: svc, Token: token, Started: started, log: log, store: st}
+	e.API = api.New(api.Config{
+		BindHost: cfg.Host, AllowedHosts: cfg.AllowedHosts, Auth: cfg.Auth, Token: token,
+		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLMBase, LLMModel: cfg.LLMModel,
+		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
+	}, svc, e.Flush)
+	e.LoadTime = time.Since(started)
+	log.Info("engine open", "data", cfg.Paths.Data, "memories", index.Len(), "embedder", emb.Info().ID,
+		"mode", cfg.Mode, "took", e.LoadTime.Round(time.Millisecond))
+	return e, nil
+}
+
+// llmState is what status reports: lite makes no LLM calls; this build has
+// no extractor yet, so pro and ultra report the endpoint as unconfigured
+// and queue every write for extraction.
+func llmState(cfg config.Config) memory.LLMState {
+	if !cfg.Mode.UsesLLM() {
+		return memory.LLMUnused
+	}
+	return memory.LLMUnconfigured
+}
+
+// loadIndex fills the index from the store's vectors made by embedder.
+func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedder string) error {
+	batch := make([]memory.IndexEntry, 0, 1024)
+	flush := func() error {
+		err := index.Upsert(batch...)
+		batch = batch[:0]
+		return err
+	}
+	err := st.ScanVectors(ctx, embedder, func(e memory.IndexEntry) error {
+		batch = append(batch, e)
+		if len(batch) == cap(batch) {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return fmt.Errorf("rebuild vector index: %w", err)
+	}
+	return nil
+}
+
+// Listen binds the configured address and serves the API until Close. It
+// returns the bound address (useful with port 0).
+func (e *Engine) Listen() (string, error) {
+	ln, err := net.Listen("tcp", e.Config.Addr())
+	if err != nil {
+		return "", fmt.Errorf("listen on %s: %w (is HyAtlas already running?)", e.Config.Addr(), err)
+	}
+	e.listener = ln
+	e.http = &http.Server{Handler: e.API.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}
+	go func() {
+		if err := e.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			e.log.Error("API server stopped", "err", err)
+		}
+	}()
+	return ln.Addr().String(), nil
+}
+
+// BaseURL is the http:// address of the listener ("" before Listen).
+func (e *Engine) BaseURL() string {
+	if e.listener == nil {
+		return ""
+	}
+	return "http://" + e.listener.Addr().String()
+}
+
+// Flush writes state kept in memory; acknowledged writes are already
+// durable.
+func (e *Engine) Flush(ctx context.Context) error { return e.Memory.Flush(ctx) }
+
+// Close stops the listener (letting requests in progress finish, up to 10
+// seconds), flushes, and closes the store. It is safe to call twice.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		var errs []error
+		if e.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			errs = append(errs, e.http.Shutdown(ctx))
+			cancel()
+		}
+		errs = append(errs, e.Memory.Flush(context.Background()), e.store.Close())
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}

@@ -1,0 +1,231 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on curation input.
+const (
+	maxReasonLen   = 1000
+	maxCategoryLen = 64
+	minForgetText  = 3
+)
+
+// EditInput changes a memory by hand. Nil fields are left alone.
+type EditInput struct {
+	Content  *string
+	Category *string
+	Strength *float64
+}
+
+// Edit changes a memory's content, category or strength. A content change
+// re-embeds the row and keeps the old text in its history as "edited".
+// Retired rows can be edited too; they stay retired.
+func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, error) {
+	if in.Content == nil && in.Category == nil && in.Strength == nil {
+		return Memory{}, Errorf(EBADREQUEST, "nothing to change: give content, category or strength")
+	}
+	u := Update{At: s.now().UTC(), Category: in.Category, Strength: in.Strength}
+	if in.Content != nil {
+		c := *in.Content
+		if strings.TrimSpace(c) == "" || !utf8.ValidString(c) {
+			return Memory{}, Errorf(EINVALID, "content must be non-empty UTF-8 text")
+		}
+		v, err := s.embedOne(ctx, c, PurposeDocument)
+		if err != nil {
+			return Memory{}, err
+		}
+		u.Content, u.Vector = &c, &v
+	}
+	if in.Category != nil {
+		c := strings.TrimSpace(*in.Category)
+		if err := checkLabel("category", c); err != nil || len(c) > maxCategoryLen {
+			return Memory{}, Errorf(EINVALID, "category must be at most %d bytes of plain text", maxCategoryLen)
+		}
+		u.Category = &c
+	}
+	if in.Strength != nil {
+		if st := *in.Strength; math.IsNaN(st) || st < 0 || st > 1 {
+			return Memory{}, Errorf(EINVALID, "strength must be between 0 and 1")
+		}
+	}
+	s.indexSync.RLock()
+	defer s.indexSync.RUnlock()
+	m, err := s.store.Update(ctx, strings.TrimSpace(id), u)
+	if err != nil {
+		return Memory{}, err
+	}
+	if u.Vector != nil && m.Live() {
+		s.indexRow(m, *u.Vector)
+	}
+	return m, nil
+}
+
+// RetireInput says how and why a memory is retired.
+type RetireInput struct {
+	How    string // "" means dropped
+	Reason string
+	By     string // the id of the row that replaces it, if any
+}
+
+// Retire hides a live memory from recall without deleting it. It records
+// how, why and by what, and can be undone with Restore. Retiring a retired
+// row is an ECONFLICT error.
+func (s *Service) Retire(ctx context.Context, id string, in RetireInput) (Memory, error) {
+	how, err := ParseRetireHow(in.How, RetiredDropped)
+	if err != nil {
+		return Memory{}, err
+	}
+	if len(in.Reason) > maxReasonLen || !utf8.ValidString(in.Reason) {
+		return Memory{}, Errorf(EINVALID, "reason must be at most %d bytes of UTF-8", maxReasonLen)
+	}
+	by := strings.TrimSpace(in.By)
+	if by != "" {
+		if _, err := s.store.Get(ctx, by); err != nil {
+			return Memory{}, Errorf(EINVALID, "replacing memory %q does not exist", by)
+		}
+	}
+	return s.retire(ctx, strings.TrimSpace(id), Retirement{How: how, Reason: in.Reason, By: by, At: s.now().UTC()})
+}
+
+func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, error) {
+	s.indexSync.RLock()
+	defer s.indexSync.RUnlock()
+	m, err := s.store.Retire(ctx, id, r)
+	if err != nil {
+		return Memory{}, err
+	}
+	s.index.Remove(m.ID)
+	return m, nil
+}
+
+// Restore brings a retired memory back exactly as it was, and records that
+// it did. Restoring a live row is an ECONFLICT error.
+func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
+	s.indexSync.RLock()
+	defer s.indexSync.RUnlock()
+	m, err := s.store.Restore(ctx, strings.TrimSpace(id), s.now().UTC())
+	if err != nil {
+		return Memory{}, err
+	}
+	v, err := s.store.Vector(ctx, m.ID)
+	switch {
+	case err != nil:
+		s.indexFaults.Add(1)
+	case v.Embedder == s.embedder.Info().ID:
+		s.indexRow(m, v)
+	}
+	return m, nil
+}
+
+// Delete removes one memory for good, from the store, the full-text index
+// and the vector index, in one transaction. An unknown id is ENOTFOUND.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return Errorf(EBADREQUEST, "id required")
+	}
+	n, err := s.deleteWhere(ctx, DeleteFilter{IDs: []string{id}})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return Errorf(ENOTFOUND, "memory %q not found", id)
+	}
+	return nil
+}
+
+func (s *Service) deleteWhere(ctx context.Context, f DeleteFilter) (int, error) {
+	s.indexSync.RLock()
+	defer s.indexSync.RUnlock()
+	ids, err := s.store.Delete(ctx, f)
+	if err != nil {
+		return 0, fmt.Errorf("delete memories: %w", err)
+	}
+	s.index.Remove(ids...)
+	return len(ids), nil
+}
+
+// ForgetInput retires memories by their text: what an agent sends when the
+// user asks it to forget something (the Hermes memory tool's replace and
+// remove are mirrored this way).
+type ForgetInput struct {
+	Text     string
+	UserID   string
+	AgentID  string
+	Contains bool // match rows containing Text, not only rows equal to it
+	Reason   string
+}
+
+// Forget retires every live memory of the owner whose text equals Text
+// (case and spacing ignored) or, with Contains, contains it. It is
+// reversible: each row is retired as "forgotten" and can be restored.
+func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) {
+	text := NormalizeText(in.Text)
+	if text == "" {
+		return nil, Errorf(EBADREQUEST, "text required")
+	}
+	if len([]rune(text)) < minForgetText {
+		return nil, Errorf(EINVALID, "text must be at least %d characters", minForgetText)
+	}
+	reason := in.Reason
+	if reason == "" {
+		reason = "asked to forget"
+	}
+	rows, err := s.store.FindByContent(ctx, s.scope([]string{in.UserID}, in.AgentID), text, in.Contains)
+	if err != nil {
+		return nil, fmt.Errorf("find memories to forget: %w", err)
+	}
+	var out []Memory
+	for _, m := range rows {
+		r, err := s.retire(ctx, m.ID, Retirement{How: RetiredForgotten, Reason: reason, At: s.now().UTC()})
+		if ErrorCode(err) == ECONFLICT || ErrorCode(err) == ENOTFOUND {
+			continue // retired or deleted meanwhile
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// DeleteAllInput scopes a bulk hard delete.
+type DeleteAllInput struct {
+	ID      string
+	Layer   string
+	UserID  string
+	AgentID string
+	All     bool
+}
+
+// DeleteAll hard-deletes the rows in scope and returns how many. A call
+// with no scope is refused (EBADREQUEST) unless All is set, and All needs
+// the admin switch (EFORBIDDEN without it).
+func (s *Service) DeleteAll(ctx context.Context, in DeleteAllInput) (int, error) {
+	layer, err := ParseLayer(in.Layer)
+	if err != nil {
+		return 0, err
+	}
+	f := DeleteFilter{Scope: s.scope([]string{in.UserID}, in.AgentID)}
+	if id := strings.TrimSpace(in.ID); id != "" {
+		f.IDs = []string{id}
+	}
+	if layer != "" {
+		f.Layers = []Layer{layer}
+	}
+	if len(f.IDs) == 0 && len(f.Layers) == 0 && f.Scope.All() && f.Scope.AgentID == "" {
+		if !in.All {
+			return 0, Errorf(EBADREQUEST, "unscoped delete refused: give id, layer, user_id or agent_id (or all=true with HYATLAS_ADMIN=on)")
+		}
+		if !s.cfg.Admin {
+			return 0, Errorf(EFORBIDDEN, "deleting the whole store needs HYATLAS_ADMIN=on")
+		}
+		f.Whole = true
+	}
+	return s.deleteWhere(ctx, f)
+}

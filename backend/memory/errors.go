@@ -1,0 +1,68 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a machine-readable error class. The HTTP layer maps each code to a
+// status in one table; the UI switches on it.
+type Code string
+
+// Error codes used by the domain and its adapters.
+const (
+	// EBADREQUEST: the request could not be read, or a required field is
+	// missing or of the wrong type (HTTP 400).
+	EBADREQUEST Code = "bad_request"
+	// EINVALID: well-formed input with a value out of range (HTTP 422).
+	EINVALID Code = "invalid"
+	// ENOTFOUND: an unknown id (HTTP 404).
+	ENOTFOUND Code = "not_found"
+	// ECONFLICT: the request contradicts the row's state (HTTP 409).
+	ECONFLICT Code = "conflict"
+	// EFORBIDDEN: refused by a switch such as HYATLAS_ADMIN (HTTP 403).
+	EFORBIDDEN Code = "forbidden"
+	// EUNAVAILABLE: a part is not ready or is shutting down (HTTP 503).
+	EUNAVAILABLE Code = "unavailable"
+	// EINTERNAL: anything unexpected (HTTP 500). Its message is not shown.
+	EINTERNAL Code = "internal"
+)
+
+// Error is an error with a code and a message meant for the user.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, or EINTERNAL
+// for any other non-nil error.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the user-facing message of err. Internal errors get a
+// generic message so that details (paths, SQL) stay in the log.
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}

@@ -1,0 +1,159 @@
+package memory
+
+import (
+	"context"
+	"time"
+)
+
+// The interfaces below are what the Service consumes. Adapters implement
+// them; only the composition root (backend/engine) knows the adapters.
+
+// Embedder turns text into unit vectors. Implementations must be safe for
+// concurrent use and deterministic for a given model.
+type Embedder interface {
+	// Info describes the model; Info().ID is saved with every vector so a
+	// vector made by another model is never compared with this one's.
+	Info() EmbedderInfo
+	// Embed returns one L2-normalised vector of Info().Dims per text.
+	Embed(ctx context.Context, texts []string, purpose EmbedPurpose) ([][]float32, error)
+}
+
+// EmbedderInfo describes an embedder.
+type EmbedderInfo struct {
+	ID       string `json:"id"`       // stable id saved with vectors, e.g. "hash-256-v1"
+	Name     string `json:"name"`     // human name
+	Dims     int    `json:"dims"`     // vector length
+	Semantic bool   `json:"semantic"` // false for the lexical test embedder
+	// MinScore is the calibrated default vector floor for this model
+	// (cosines differ between models).
+	MinScore float64 `json:"min_score"`
+}
+
+// EmbedPurpose says whether a text is stored or used as a query; some
+// models (BGE) embed queries with an instruction prefix.
+type EmbedPurpose int
+
+// Embedding purposes.
+const (
+	PurposeDocument EmbedPurpose = iota
+	PurposeQuery
+)
+
+// Vector is an embedding together with the model that made it.
+type Vector struct {
+	Embedder string
+	Values   []float32
+}
+
+// IndexEntry is what the vector index holds for one live row.
+type IndexEntry struct {
+	ID     string
+	Layer  Layer
+	Owner  Owner
+	Values []float32
+}
+
+// VectorFilter narrows a vector search. Empty fields do not filter.
+type VectorFilter struct {
+	Layers []Layer
+	Scope  Scope
+}
+
+// VectorHit is one vector-search result: cosine similarity in [-1, 1].
+type VectorHit struct {
+	ID    string
+	Score float64
+}
+
+// VectorIndex is the in-memory nearest-neighbour index. It holds live rows
+// only, is rebuilt from the store at start and updated after each commit.
+// The store wins when the two disagree.
+type VectorIndex interface {
+	Upsert(entries ...IndexEntry) error
+	Remove(ids ...string)
+	Search(ctx context.Context, query []float32, k int, f VectorFilter) ([]VectorHit, error)
+	Vector(id string) ([]float32, bool)
+	Len() int
+}
+
+// KeywordQuery is a full-text query over live rows.
+type KeywordQuery struct {
+	Terms  []string // already tokenised, lower-case, no stop words
+	Layers []Layer
+	Scope  Scope
+	Limit  int
+}
+
+// KeywordHit is one full-text result; a higher Score is better.
+type KeywordHit struct {
+	ID    string
+	Score float64
+}
+
+// ListFilter selects rows for a list. Total counts rows after filtering.
+type ListFilter struct {
+	Layers         []Layer // empty: every layer
+	ExcludeLayers  []Layer
+	Scope          Scope
+	IncludeRetired bool
+	RetiredBy      string // only rows retired in favour of this id
+	Offset, Limit  int
+}
+
+// DeleteFilter scopes a bulk hard delete. Whole must be set to delete every
+// row; an empty filter without Whole deletes nothing.
+type DeleteFilter struct {
+	IDs    []string
+	Layers []Layer
+	Scope  Scope
+	Whole  bool
+}
+
+// Update changes an existing row. Nil fields are left alone.
+type Update struct {
+	Content  *string
+	Category *string
+	Strength *float64
+	Vector   *Vector // required when Content changes
+	At       time.Time
+}
+
+// NewRow is a row to insert with its embedding.
+type NewRow struct {
+	Memory Memory
+	Vector Vector
+}
+
+// Store is the system of record. Every method is atomic; a write that
+// returns nil is durable.
+type Store interface {
+	Insert(ctx context.Context, rows ...NewRow) error
+	Get(ctx context.Context, id string) (Memory, error)
+	GetMany(ctx context.Context, ids []string) (map[string]Memory, error)
+	List(ctx context.Context, f ListFilter) ([]Memory, int, error)
+	Keyword(ctx context.Context, q KeywordQuery) ([]KeywordHit, error)
+	FindByContent(ctx context.Context, scope Scope, text string, contains bool) ([]Memory, error)
+	Update(ctx context.Context, id string, u Update) (Memory, error)
+	Retire(ctx context.Context, id string, r Retirement) (Memory, error)
+	Restore(ctx context.Context, id string, at time.Time) (Memory, error)
+	Delete(ctx context.Context, f DeleteFilter) ([]string, error)
+	Vector(ctx context.Context, id string) (Vector, error)
+	History(ctx context.Context, id string) ([]HistoryEntry, error)
+	Stats(ctx context.Context) (StoreStats, error)
+	AddCounter(ctx context.Context, name string, delta int64) error
+	// ScanVectors calls fn for every live row that has a vector made by
+	// embedder, in no particular order.
+	ScanVectors(ctx context.Context, embedder string, fn func(IndexEntry) error) error
+	// Probe writes and reads back a value: a real round trip.
+	Probe(ctx context.Context) error
+}
+
+// StoreStats are the counts the status page shows.
+type StoreStats struct {
+	Live        map[Layer]int // live rows per layer
+	Retired     int
+	Unextracted int   // raw rows waiting for extraction
+	Writes      int64 // acknowledged adds, ever
+	Searches    int64 // searches, ever (flushed periodically)
+	Vectors     map[string]int
+}

@@ -1,0 +1,122 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Paging limits for lists.
+const (
+	DefaultListLimit = 20
+	MaxListLimit     = 1000
+)
+
+// ListInput selects memories for a list, newest first.
+type ListInput struct {
+	Layer          string
+	UserID         string
+	AgentID        string
+	Limit          int  // 0 means DefaultListLimit
+	Offset         int  // rows to skip
+	IncludeRaw     bool // with no Layer, false hides L2 rows
+	IncludeRetired bool
+}
+
+// ListResult is a page of memories; Total counts every row that matched
+// the filter, before paging.
+type ListResult struct {
+	Total    int
+	Offset   int
+	Limit    int
+	Memories []Memory
+}
+
+// List returns a page of memories of the owners in scope (a user id covers
+// its aliases), newest first.
+func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
+	layer, err := ParseLayer(in.Layer)
+	if err != nil {
+		return ListResult{}, err
+	}
+	limit, err := pageLimit(in.Limit, DefaultListLimit, MaxListLimit)
+	if err != nil {
+		return ListResult{}, err
+	}
+	if in.Offset < 0 {
+		return ListResult{}, Errorf(EINVALID, "offset must not be negative")
+	}
+	f := ListFilter{
+		Scope:          s.scope([]string{in.UserID}, in.AgentID),
+		IncludeRetired: in.IncludeRetired,
+		Offset:         in.Offset,
+		Limit:          limit,
+	}
+	switch {
+	case layer != "":
+		f.Layers = []Layer{layer}
+	case !in.IncludeRaw:
+		f.ExcludeLayers = []Layer{LayerRaw}
+	}
+	rows, total, err := s.store.List(ctx, f)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("list memories: %w", err)
+	}
+	return ListResult{Total: total, Offset: in.Offset, Limit: limit, Memories: rows}, nil
+}
+
+// Detail is one memory with its story: every recorded change, the row that
+// replaced it, the rows it replaced, and the raw rows it came from.
+type Detail struct {
+	Memory     Memory
+	History    []HistoryEntry
+	ReplacedBy *Memory
+	Replaced   []Memory
+	Sources    []Memory
+}
+
+// Get returns one memory, live or retired, with its history.
+func (s *Service) Get(ctx context.Context, id string) (Detail, error) {
+	m, err := s.store.Get(ctx, strings.TrimSpace(id))
+	if err != nil {
+		return Detail{}, err
+	}
+	d := Detail{Memory: m}
+	if d.History, err = s.store.History(ctx, m.ID); err != nil {
+		return Detail{}, fmt.Errorf("read history of %s: %w", m.ID, err)
+	}
+	if d.Replaced, _, err = s.store.List(ctx, ListFilter{RetiredBy: m.ID, IncludeRetired: true, Limit: MaxListLimit}); err != nil {
+		return Detail{}, fmt.Errorf("read rows replaced by %s: %w", m.ID, err)
+	}
+	related := append([]string{m.RetiredBy}, m.SourceIDs...)
+	rows, err := s.store.GetMany(ctx, related)
+	if err != nil {
+		return Detail{}, fmt.Errorf("read rows related to %s: %w", m.ID, err)
+	}
+	if r, ok := rows[m.RetiredBy]; ok && m.RetiredBy != "" {
+		d.ReplacedBy = &r
+	}
+	for _, sid := range m.SourceIDs {
+		if r, ok := rows[sid]; ok {
+			d.Sources = append(d.Sources, r)
+		}
+	}
+	return d, nil
+}
+
+// scope expands user ids by aliases; no user id means every user.
+func (s *Service) scope(userIDs []string, agentID string) Scope {
+	return Scope{UserIDs: s.cfg.Aliases.Expand(userIDs...), AgentID: strings.TrimSpace(agentID)}
+}
+
+// pageLimit applies a default to 0 and refuses values outside 1..max.
+func pageLimit(n, def, max int) (int, error) {
+	switch {
+	case n == 0:
+		return def, nil
+	case n < 0 || n > max:
+		return 0, Errorf(EINVALID, "limit must be between 1 and %d", max)
+	default:
+		return n, nil
+	}
+}

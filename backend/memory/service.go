@@ -1,0 +1,180 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config holds the Service's settings. Zero values are not defaults: the
+// composition root fills every field from backend/config.
+type Config struct {
+	Mode    Mode
+	LLM     LLMState // the extractor's state; this build has no extractor yet
+	Aliases Aliases
+	// MinScore is the vector floor (HYATLAS_MIN_SCORE); negative means
+	// "use the embedder's calibrated default".
+	MinScore float64
+	// Admin enables whole-store bulk deletes (HYATLAS_ADMIN=on).
+	Admin bool
+}
+
+// Deps are the parts the Service consumes. All fields are required except
+// Now, which defaults to time.Now.
+type Deps struct {
+	Store    Store
+	Index    VectorIndex
+	Embedder Embedder
+	Now      func() time.Time
+}
+
+// Service implements write, recall, retire, restore and curation over a
+// Store (the system of record) and a VectorIndex (a cache of the store's
+// vectors). Every method is safe for concurrent use.
+//
+// Consistency rule: a change is committed to the store first, then applied
+// to the index, under indexSync's read lock; Ready takes the write lock, so
+// it sees the two agree whenever no change is half applied.
+type Service struct {
+	cfg      Config
+	store    Store
+	index    VectorIndex
+	embedder Embedder
+	now      func() time.Time
+
+	indexSync       sync.RWMutex
+	indexFaults     atomic.Int64
+	pendingSearches atomic.Int64
+}
+
+// NewService checks deps and returns a Service.
+func NewService(cfg Config, d Deps) (*Service, error) {
+	if d.Store == nil || d.Index == nil || d.Embedder == nil {
+		return nil, fmt.Errorf("memory: NewService needs a store, an index and an embedder")
+	}
+	if _, err := ParseMode(string(cfg.Mode), ""); err != nil || cfg.Mode == "" {
+		return nil, fmt.Errorf("memory: invalid mode %q", cfg.Mode)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Service{cfg: cfg, store: d.Store, index: d.Index, embedder: d.Embedder, now: d.Now}, nil
+}
+
+// Config returns the service's settings.
+func (s *Service) Config() Config { return s.cfg }
+
+// EmbedderInfo describes the embedder in use.
+func (s *Service) EmbedderInfo() EmbedderInfo { return s.embedder.Info() }
+
+// MinScore is the vector floor in effect when a request gives none.
+func (s *Service) MinScore() float64 {
+	if s.cfg.MinScore < 0 {
+		return s.embedder.Info().MinScore
+	}
+	return s.cfg.MinScore
+}
+
+// Stats are the numbers the status page shows.
+type Stats struct {
+	StoreStats
+	IndexLen int
+	// IndexFaults counts index updates that failed after their row was
+	// committed; the row is safe and the index is rebuilt at start.
+	IndexFaults int64
+}
+
+// Stats reads the store's counts and the index size.
+func (s *Service) Stats(ctx context.Context) (Stats, error) {
+	st, err := s.store.Stats(ctx)
+	if err != nil {
+		return Stats{}, fmt.Errorf("read store stats: %w", err)
+	}
+	st.Searches += s.pendingSearches.Load()
+	return Stats{StoreStats: st, IndexLen: s.index.Len(), IndexFaults: s.indexFaults.Load()}, nil
+}
+
+// Ready does a real round trip through every part: it embeds a probe text,
+// searches the index with it, writes and reads the store, and checks that
+// the index holds exactly the store's live vectors. It returns an
+// EUNAVAILABLE error that names the part that failed.
+func (s *Service) Ready(ctx context.Context) error {
+	info := s.embedder.Info()
+	vecs, err := s.embedder.Embed(ctx, []string{"readiness probe"}, PurposeQuery)
+	if err != nil {
+		return Errorf(EUNAVAILABLE, "embedder %s failed: %v", info.ID, err)
+	}
+	if len(vecs) != 1 || len(vecs[0]) != info.Dims || !finite(vecs[0]) {
+		return Errorf(EUNAVAILABLE, "embedder %s returned a malformed vector", info.ID)
+	}
+	if _, err := s.index.Search(ctx, vecs[0], 1, VectorFilter{}); err != nil {
+		return Errorf(EUNAVAILABLE, "vector index failed: %v", err)
+	}
+	if err := s.store.Probe(ctx); err != nil {
+		return Errorf(EUNAVAILABLE, "store failed a write/read round trip: %v", err)
+	}
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
+	st, err := s.store.Stats(ctx)
+	if err != nil {
+		return Errorf(EUNAVAILABLE, "store stats failed: %v", err)
+	}
+	if n, want := s.index.Len(), st.Vectors[info.ID]; n != want {
+		return Errorf(EUNAVAILABLE, "vector index holds %d rows but the store has %d live vectors", n, want)
+	}
+	return nil
+}
+
+// Flush writes counters that are kept in memory. Writes themselves are
+// durable when acknowledged and need no flush.
+func (s *Service) Flush(ctx context.Context) error {
+	n := s.pendingSearches.Swap(0)
+	if n == 0 {
+		return nil
+	}
+	if err := s.store.AddCounter(ctx, "searches", n); err != nil {
+		s.pendingSearches.Add(n)
+		return fmt.Errorf("flush search counter: %w", err)
+	}
+	return nil
+}
+
+// countSearch counts one search and writes the counter every 64 searches.
+func (s *Service) countSearch(ctx context.Context) {
+	if s.pendingSearches.Add(1) >= 64 {
+		_ = s.Flush(ctx) // best effort; the next flush retries
+	}
+}
+
+func finite(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Service) embedOne(ctx context.Context, text string, p EmbedPurpose) (Vector, error) {
+	vecs, err := s.embedder.Embed(ctx, []string{text}, p)
+	if err != nil {
+		return Vector{}, fmt.Errorf("embed: %w", err)
+	}
+	if len(vecs) != 1 || !finite(vecs[0]) {
+		return Vector{}, fmt.Errorf("embed: embedder returned a malformed vector")
+	}
+	return Vector{Embedder: s.embedder.Info().ID, Values: vecs[0]}, nil
+}
+
+// indexRow puts a committed live row in the index. A failure cannot lose
+// the row (it is already durable); it is counted, Ready reports the
+// mismatch, and the index is rebuilt from the store at the next start.
+func (s *Service) indexRow(m Memory, v Vector) {
+	err := s.index.Upsert(IndexEntry{ID: m.ID, Layer: m.Layer, Owner: m.Owner, Values: v.Values})
+	if err != nil {
+		s.indexFaults.Add(1)
+	}
+}

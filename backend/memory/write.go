@@ -1,0 +1,161 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on what a write may carry. The HTTP body limit (8 MiB) bounds the
+// text; these bound the parts that are indexed or shown as labels.
+const (
+	maxIDLen        = 256
+	maxMetadataKeys = 64
+	maxMetadataKey  = 128
+	maxMetadataVal  = 8192
+)
+
+// AddInput is one incoming memory: a conversation turn, a note, anything an
+// agent wants remembered. Only Text is required.
+type AddInput struct {
+	Text      string
+	Owner     Owner
+	SessionID string
+	Metadata  map[string]string
+	Source    string // "" means conversation:<session> or "api"
+}
+
+// AddResult is what a write reports.
+type AddResult struct {
+	Memory           Memory
+	ExtractionStatus ExtractionStatus
+}
+
+// Add stores a raw (L2) row with its embedding and full-text entry and puts
+// it in the vector index. It returns only after the row is durable. In pro
+// and ultra the row is queued for extraction in the store, so it is
+// extracted once an extractor is configured; the result says why it was
+// not extracted now.
+func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
+	if strings.TrimSpace(in.Text) == "" {
+		return AddResult{}, Errorf(EBADREQUEST, "text required")
+	}
+	if !utf8.ValidString(in.Text) {
+		return AddResult{}, Errorf(EINVALID, "text is not valid UTF-8")
+	}
+	owner, err := cleanOwner(in.Owner)
+	if err != nil {
+		return AddResult{}, err
+	}
+	if err := checkMetadata(in.Metadata); err != nil {
+		return AddResult{}, err
+	}
+	session := strings.TrimSpace(in.SessionID)
+	if session == "" {
+		session = in.Metadata["session_id"]
+	}
+	if err := checkLabel("session_id", session); err != nil {
+		return AddResult{}, err
+	}
+
+	now := s.now().UTC()
+	m := Memory{
+		ID:        NewID(now),
+		Layer:     LayerRaw,
+		Content:   in.Text,
+		Owner:     owner,
+		SessionID: session,
+		Strength:  DefaultStrength,
+		Source:    sourceOf(in.Source, session),
+		Metadata:  in.Metadata,
+		EventAt:   now,
+		CreatedAt: now,
+		UpdatedAt: now,
+	}
+	status := s.extractionStatus()
+	m.Extraction = ExtractSkipped
+	if s.cfg.Mode.UsesLLM() {
+		m.Extraction = ExtractPending
+	}
+
+	vec, err := s.embedOne(ctx, m.Content, PurposeDocument)
+	if err != nil {
+		return AddResult{}, err
+	}
+	s.indexSync.RLock()
+	defer s.indexSync.RUnlock()
+	if err := s.store.Insert(ctx, NewRow{Memory: m, Vector: vec}); err != nil {
+		return AddResult{}, fmt.Errorf("store raw row: %w", err)
+	}
+	s.indexRow(m, vec)
+	return AddResult{Memory: m, ExtractionStatus: status}, nil
+}
+
+// extractionStatus is what a write reports while this build has no
+// extractor: lite skips extraction; pro and ultra queue it and say why it
+// did not run.
+func (s *Service) extractionStatus() ExtractionStatus {
+	if !s.cfg.Mode.UsesLLM() {
+		return StatusSkipped
+	}
+	if s.cfg.LLM == LLMAwaitingKey {
+		return StatusAwaitingKey
+	}
+	return StatusUnconfigured
+}
+
+func sourceOf(source, session string) string {
+	switch {
+	case source != "":
+		return source
+	case session != "":
+		return "conversation:" + session
+	default:
+		return "api"
+	}
+}
+
+// cleanOwner trims the owner ids, fills in the default user and checks them.
+func cleanOwner(o Owner) (Owner, error) {
+	o.UserID = strings.TrimSpace(o.UserID)
+	o.AgentID = strings.TrimSpace(o.AgentID)
+	if o.UserID == "" {
+		o.UserID = DefaultUserID
+	}
+	if err := checkLabel("user_id", o.UserID); err != nil {
+		return Owner{}, err
+	}
+	if err := checkLabel("agent_id", o.AgentID); err != nil {
+		return Owner{}, err
+	}
+	return o, nil
+}
+
+// checkLabel validates an identifier-like field: at most 256 bytes of
+// valid UTF-8 without control characters.
+func checkLabel(field, v string) error {
+	if len(v) > maxIDLen {
+		return Errorf(EINVALID, "%s is longer than %d bytes", field, maxIDLen)
+	}
+	if !utf8.ValidString(v) || strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return Errorf(EINVALID, "%s has invalid characters", field)
+	}
+	return nil
+}
+
+func checkMetadata(md map[string]string) error {
+	if len(md) > maxMetadataKeys {
+		return Errorf(EINVALID, "metadata has %d keys; at most %d are allowed", len(md), maxMetadataKeys)
+	}
+	for k, v := range md {
+		if k == "" || len(k) > maxMetadataKey || !utf8.ValidString(k) {
+			return Errorf(EINVALID, "metadata key %q must be 1-%d bytes of UTF-8", k, maxMetadataKey)
+		}
+		if len(v) > maxMetadataVal || !utf8.ValidString(v) {
+			return Errorf(EINVALID, "metadata value of %q must be at most %d bytes of UTF-8", k, maxMetadataVal)
+		}
+	}
+	return nil
+}

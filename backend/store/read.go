@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"hyatlas/backend/memory"
+)
+
+// Get reads one row, live or retired.
+func (s *Store) Get(ctx context.Context, id string) (memory.Memory, error) {
+	m, err := scanMemory(s.reader.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.Memory{}, notFound(id)
+	}
+	if err != nil {
+		return memory.Memory{}, fmt.Errorf("read memory %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// GetMany reads the rows with the given ids; unknown ids are left out.
+func (s *Store) GetMany(ctx context.Context, ids []string) (map[string]memory.Memory, error) {
+	out := make(map[string]memory.Memory, len(ids))
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		var w where
+		w.in("id", chunk)
+		if err := s.query(ctx, `SELECT `+memoryColumns+` FROM memories`+w.sql(), w.args, func(r *sql.Rows) error {
+			m, err := scanMemory(r)
+			out[m.ID] = m
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("read memories: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// List returns one page of rows, newest first, and how many rows match.
+func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory, int, error) {
+	var w where
+	w.layers("", f.Layers)
+	for _, l := range f.ExcludeLayers {
+		w.add("layer <> ?", string(l))
+	}
+	w.scope("", f.Scope)
+	if !f.IncludeRetired {
+		w.add("retired_at IS NULL")
+	}
+	if f.RetiredBy != "" {
+		w.add("retired_by = ?", f.RetiredBy)
+	}
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM memories`+w.sql(), w.args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count memories: %w", err)
+	}
+	var out []memory.Memory
+	err := s.query(ctx, `SELECT `+memoryColumns+` FROM memories`+w.sql()+
+		` ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`, append(w.args, f.Limit, f.Offset),
+		func(r *sql.Rows) error {
+			m, err := scanMemory(r)
+			out = append(out, m)
+			return err
+		})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list memories: %w", err)
+	}
+	return out, total, nil
+}
+
+// Keyword ranks live rows in scope by BM25 over the porter-stemmed index;
+// a row matches when it has any of the terms.
+func (s *Store) Keyword(ctx context.Context, q memory.KeywordQuery) ([]memory.KeywordHit, error) {
+	if len(q.Terms) == 0 || q.Limit <= 0 {
+		return nil, nil
+	}
+	quoted := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
+		quoted[i] = ftsQuote(t)
+	}
+	var w where
+	w.add("memories_fts MATCH ?", strings.Join(quoted, " OR "))
+	w.add("m.retired_at IS NULL")
+	w.layers("m.", q.Layers)
+	w.scope("m.", q.Scope)
+	var hits []memory.KeywordHit
+	err := s.query(ctx, `SELECT m.id, -bm25(memories_fts) FROM memories_fts
+		JOIN memories m ON m.seq = memories_fts.rowid`+w.sql()+` ORDER BY bm25(memories_fts) LIMIT ?`,
+		append(w.args, q.Limit), func(r *sql.Rows) error {
+			var h memory.KeywordHit
+			err := r.Scan(&h.ID, &h.Score)
+			hits = append(hits, h)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	return hits, nil
+}
+
+// ftsQuote makes one FTS5 string token of t.
+func ftsQuote(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
+
+// FindByContent returns live rows in scope whose normalised text equals
+// text (already normalised) or, with contains, contains it. Candidates come
+// from the full-text index (every word of text must occur), then the text
+// itself is compared.
+func (s *Store) FindByContent(ctx context.Context, sc memory.Scope, text string, contains bool) ([]memory.Memory, error) {
+	var w where
+	words := longestWords(text, 16)
+	from := `memories m`
+	if len(words) > 0 {
+		quoted := make([]string, len(words))
+		for i, t := range words {
+			quoted[i] = ftsQuote(t)
+		}
+		from = `memories_fts JOIN memories m ON m.seq = memories_fts.rowid`
+		w.add("memories_fts MATCH ?", strings.Join(quoted, " AND "))
+	}
+	w.add("m.retired_at IS NULL")
+	w.scope("m.", sc)
+	var out []memory.Memory
+	err := s.query(ctx, `SELECT `+prefixed("m")+` FROM `+from+w.sql()+` LIMIT 100000`, w.args,
+		func(r *sql.Rows) error {
+			m, err := scanMemory(r)
+			if err != nil {
+				return err
+			}
+			got := memory.NormalizeText(m.Content)
+			if got == text || (contains && strings.Contains(got, text)) {
+				out = append(out, m)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("find memories by text: %w", err)
+	}
+	return out, nil
+}
+
+// longestWords returns up to n distinct words of s, longest first.
+func longestWords(s string, n int) []string {
+	seen := map[string]bool{}
+	var words []string
+	for _, t := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !seen[t] {
+			seen[t] = true
+			words = append(words, t)
+		}
+	}
+	for i := 1; i < len(words); i++ { // insertion sort by length, stable
+		for j := i; j > 0 && len(words[j]) > len(words[j-1]); j-- {
+			words[j], words[j-1] = words[j-1], words[j]
+		}
+	}
+	return words[:min(n, len(words))]
+}
+
+// History lists a row's recorded changes, oldest first.
+func (s *Store) History(ctx context.Context, id string) ([]memory.HistoryEntry, error) {
+	var out []memory.HistoryEntry
+	err := s.query(ctx, `SELECT memory_id, at, action, how, reason, by_id, old_content, detail
+		FROM history WHERE memory_id = ? ORDER BY seq`, []any{id}, func(r *sql.Rows) error {
+		var h memory.HistoryEntry
+		var at sql.NullInt64
+		var action, how string
+		err := r.Scan(&h.MemoryID, &at, &action, &how, &h.Reason, &h.By, &h.OldContent, &h.Detail)
+		h.At, h.Action, h.How = fromMillis(at), memory.HistoryAction(action), memory.RetireHow(how)
+		out = append(out, h)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read history of %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// query runs a read and calls fn for each row.
+func (s *Store) query(ctx context.Context, q string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := s.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

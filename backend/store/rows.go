@@ -1,0 +1,159 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// memoryColumns is the column list every row query selects, in scanMemory's
+// order.
+const memoryColumns = `id, layer, content, user_id, agent_id, session_id, category, strength,
+	source, source_ids, metadata, event_at, valid_to, due_at, created_at, updated_at,
+	retired_at, retired_by, retired_how, retire_reason, use_count, last_used_at, extract_state`
+
+// prefixed returns memoryColumns with each column qualified by alias.
+func prefixed(alias string) string {
+	cols := strings.Split(memoryColumns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanMemory(r scanner, extra ...any) (memory.Memory, error) {
+	var (
+		m                                  memory.Memory
+		layer, how, extract                string
+		sourceIDs, metadata                string
+		eventAt, validTo, dueAt, retiredAt sql.NullInt64
+		lastUsed                           sql.NullInt64
+		createdAt, updatedAt               int64
+	)
+	dest := []any{&m.ID, &layer, &m.Content, &m.Owner.UserID, &m.Owner.AgentID, &m.SessionID,
+		&m.Category, &m.Strength, &m.Source, &sourceIDs, &metadata, &eventAt, &validTo, &dueAt,
+		&createdAt, &updatedAt, &retiredAt, &m.RetiredBy, &how, &m.RetireReason, &m.UseCount,
+		&lastUsed, &extract}
+	if err := r.Scan(append(dest, extra...)...); err != nil {
+		return memory.Memory{}, err
+	}
+	m.Layer, m.RetiredHow, m.Extraction = memory.Layer(layer), memory.RetireHow(how), memory.ExtractState(extract)
+	m.EventAt, m.ValidTo, m.DueAt = fromMillis(eventAt), fromMillis(validTo), fromMillis(dueAt)
+	m.RetiredAt, m.LastUsedAt = fromMillis(retiredAt), fromMillis(lastUsed)
+	m.CreatedAt, m.UpdatedAt = time.UnixMilli(createdAt).UTC(), time.UnixMilli(updatedAt).UTC()
+	if err := json.Unmarshal([]byte(sourceIDs), &m.SourceIDs); err != nil {
+		return memory.Memory{}, fmt.Errorf("row %s: bad source_ids: %w", m.ID, err)
+	}
+	if err := json.Unmarshal([]byte(metadata), &m.Metadata); err != nil {
+		return memory.Memory{}, fmt.Errorf("row %s: bad metadata: %w", m.ID, err)
+	}
+	if len(m.Metadata) == 0 {
+		m.Metadata = nil
+	}
+	return m, nil
+}
+
+// millis stores a time as unix milliseconds; the zero time is NULL.
+func millis(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
+}
+
+func fromMillis(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(n.Int64).UTC()
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// encodeVector packs a vector as little-endian float32s.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte, dims int) ([]float32, error) {
+	if len(b) != 4*dims {
+		return nil, fmt.Errorf("vector blob has %d bytes, want %d", len(b), 4*dims)
+	}
+	v := make([]float32, dims)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// placeholders returns "?, ?, ?" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// where builds a WHERE clause from conditions joined by AND.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) in(col string, vals []string) {
+	if len(vals) == 0 {
+		return
+	}
+	args := make([]any, len(vals))
+	for i, v := range vals {
+		args[i] = v
+	}
+	w.add(col+" IN ("+placeholders(len(vals))+")", args...)
+}
+
+// scope adds the owner conditions of sc on the table alias a.
+func (w *where) scope(a string, sc memory.Scope) {
+	w.in(a+"user_id", sc.UserIDs)
+	if sc.AgentID != "" {
+		w.add(a+"agent_id = ?", sc.AgentID)
+	}
+}
+
+func (w *where) layers(a string, ls []memory.Layer) {
+	vals := make([]string, len(ls))
+	for i, l := range ls {
+		vals[i] = string(l)
+	}
+	w.in(a+"layer", vals)
+}
+
+func (w *where) sql() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+func notFound(id string) error {
+	return memory.Errorf(memory.ENOTFOUND, "memory %q not found", id)
+}

@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"hyatlas/backend/memory"
+)
+
+// Stats counts live rows per layer, retired rows, rows waiting for
+// extraction, live vectors per embedder, and the counters.
+func (s *Store) Stats(ctx context.Context) (memory.StoreStats, error) {
+	st := memory.StoreStats{Live: map[memory.Layer]int{}, Vectors: map[string]int{}}
+	for _, l := range memory.Layers {
+		st.Live[l] = 0
+	}
+	steps := []struct {
+		q  string
+		fn func(*sql.Rows) error
+	}{
+		{`SELECT layer, count(*) FROM memories WHERE retired_at IS NULL GROUP BY layer`, func(r *sql.Rows) error {
+			var l string
+			var n int
+			err := r.Scan(&l, &n)
+			st.Live[memory.Layer(l)] = n
+			return err
+		}},
+		{`SELECT count(*) FROM memories WHERE retired_at IS NOT NULL`, func(r *sql.Rows) error {
+			return r.Scan(&st.Retired)
+		}},
+		{`SELECT count(*) FROM memories WHERE extract_state = 'pending' AND retired_at IS NULL`, func(r *sql.Rows) error {
+			return r.Scan(&st.Unextracted)
+		}},
+		{`SELECT e.embedder, count(*) FROM embeddings e JOIN memories m ON m.seq = e.memory_seq
+			WHERE m.retired_at IS NULL GROUP BY e.embedder`, func(r *sql.Rows) error {
+			var e string
+			var n int
+			err := r.Scan(&e, &n)
+			st.Vectors[e] = n
+			return err
+		}},
+		{`SELECT name, value FROM counters`, func(r *sql.Rows) error {
+			var name string
+			var v int64
+			err := r.Scan(&name, &v)
+			switch name {
+			case "writes":
+				st.Writes = v
+			case "searches":
+				st.Searches = v
+			}
+			return err
+		}},
+	}
+	for _, step := range steps {
+		if err := s.query(ctx, step.q, nil, step.fn); err != nil {
+			return memory.StoreStats{}, fmt.Errorf("store stats: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// ScanVectors streams every live row's vector made by embedder.
+func (s *Store) ScanVectors(ctx context.Context, embedder string, fn func(memory.IndexEntry) error) error {
+	err := s.query(ctx, `SELECT m.id, m.layer, m.user_id, m.agent_id, e.dims, e.vector
+		FROM memories m JOIN embeddings e ON e.memory_seq = m.seq
+		WHERE m.retired_at IS NULL AND e.embedder = ?`, []any{embedder}, func(r *sql.Rows) error {
+		var (
+			e     memory.IndexEntry
+			layer string
+			dims  int
+			blob  []byte
+		)
+		if err := r.Scan(&e.ID, &layer, &e.Owner.UserID, &e.Owner.AgentID, &dims, &blob); err != nil {
+			return err
+		}
+		v, err := decodeVector(blob, dims)
+		if err != nil {
+			return fmt.Errorf("memory %s: %w", e.ID, err)
+		}
+		e.Layer, e.Values = memory.Layer(layer), v
+		return fn(e)
+	})
+	if err != nil {
+		return fmt.Errorf("scan vectors: %w", err)
+	}
+	return nil
+}
+
+// Vector reads one row's vector.
+func (s *Store) Vector(ctx context.Context, id string) (memory.Vector, error) {
+	var (
+		v    memory.Vector
+		dims int
+		blob []byte
+	)
+	err := s.reader.QueryRowContext(ctx, `SELECT e.embedder, e.dims, e.vector FROM embeddings e
+		JOIN memories m ON m.seq = e.memory_seq WHERE m.id = ?`, id).Scan(&v.Embedder, &dims, &blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.Vector{}, notFound(id)
+	}
+	if err != nil {
+		return memory.Vector{}, fmt.Errorf("read vector of %s: %w", id, err)
+	}
+	if v.Values, err = decodeVector(blob, dims); err != nil {
+		return memory.Vector{}, fmt.Errorf("memory %s: %w", id, err)
+	}
+	return v, nil
+}
+
+var _ memory.Store = (*Store)(nil)

@@ -1,0 +1,214 @@
+// Package store is the SQLite system of record (modernc.org/sqlite, no cgo):
+// memory rows, their vectors, the FTS5 index, history and counters.
+//
+// One goroutine owns the only write connection and commits waiting writes
+// together (group commit): each write runs in its own savepoint inside a
+// shared transaction, so one bad write fails alone, and every write in a
+// batch is acknowledged only after the batch's COMMIT returned with
+// synchronous=FULL, i.e. after it is on disk. Reads use a separate pool and
+// never wait for writes (WAL).
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"hyatlas/backend/memory"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the database file inside the data directory.
+const FileName = "hyatlas.db"
+
+// maxBatch bounds how many writes share one commit.
+const maxBatch = 256
+
+// ErrClosed is returned for writes after Close.
+var ErrClosed = memory.Errorf(memory.EUNAVAILABLE, "the store is closed")
+
+// Store implements memory.Store on SQLite.
+type Store struct {
+	path   string
+	reader *sql.DB
+	writer *sql.DB
+
+	ops      chan writeOp
+	closing  chan struct{}
+	loopDone chan struct{}
+	closeMu  sync.RWMutex
+	closed   bool
+
+	// Migrated reports the schema versions before and after Open.
+	MigratedFrom, MigratedTo int
+}
+
+type writeOp struct {
+	ctx  context.Context
+	fn   func(context.Context, *sql.Tx) error
+	done chan error
+}
+
+// Open opens (creating if needed) the database in dir and migrates it.
+func Open(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	writer, err := openDB(path, 1)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{path: path, writer: writer}
+	if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err != nil {
+		_ = writer.Close()
+		return nil, err
+	}
+	if s.reader, err = openDB(path, max(4, runtime.GOMAXPROCS(0)*2)); err != nil {
+		_ = writer.Close()
+		return nil, err
+	}
+	s.ops = make(chan writeOp, maxBatch)
+	s.closing = make(chan struct{})
+	s.loopDone = make(chan struct{})
+	go s.writeLoop()
+	return s, nil
+}
+
+func openDB(path string, conns int) (*sql.DB, error) {
+	q := url.Values{}
+	for _, p := range []string{
+		"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
+		"busy_timeout(10000)", "temp_store(MEMORY)", "cache_size(-32000)",
+	} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	if err := db.Ping(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close stops accepting writes, commits those already queued, checkpoints
+// the WAL and closes the database.
+func (s *Store) Close() error {
+	s.closeMu.Lock()
+	if s.closed {
+		s.closeMu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.closing)
+	s.closeMu.Unlock()
+	<-s.loopDone
+	_, cpErr := s.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	return errors.Join(cpErr, s.reader.Close(), s.writer.Close())
+}
+
+// write runs fn in the shared write transaction and returns once the
+// transaction holding it has committed (or fn failed).
+func (s *Store) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	op := writeOp{ctx: context.WithoutCancel(ctx), fn: fn, done: make(chan error, 1)}
+	s.closeMu.RLock()
+	if s.closed {
+		s.closeMu.RUnlock()
+		return ErrClosed
+	}
+	select {
+	case s.ops <- op:
+	case <-ctx.Done():
+		s.closeMu.RUnlock()
+		return ctx.Err()
+	}
+	s.closeMu.RUnlock()
+	// Once queued, the write is waited for even if ctx ends: the caller
+	// must learn whether it was committed.
+	return <-op.done
+}
+
+func (s *Store) writeLoop() {
+	defer close(s.loopDone)
+	for {
+		var first writeOp
+		select {
+		case first = <-s.ops:
+		case <-s.closing:
+			// Close holds closeMu, so nothing new can be queued: drain.
+			for {
+				select {
+				case op := <-s.ops:
+					s.commit([]writeOp{op})
+				default:
+					return
+				}
+			}
+		}
+		batch := []writeOp{first}
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case op := <-s.ops:
+				batch = append(batch, op)
+			default:
+				break fill
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+// commit runs a batch in one transaction, each op in its own savepoint.
+func (s *Store) commit(batch []writeOp) {
+	errs := make([]error, len(batch))
+	finish := func(err error) {
+		for i, op := range batch {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+			op.done <- errs[i]
+		}
+	}
+	ctx := context.Background()
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		finish(fmt.Errorf("begin write: %w", err))
+		return
+	}
+	for i, op := range batch {
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT op"); err != nil {
+			errs[i] = fmt.Errorf("savepoint: %w", err)
+			continue
+		}
+		if errs[i] = op.fn(op.ctx, tx); errs[i] != nil {
+			_, _ = tx.ExecContext(ctx, "ROLLBACK TO op")
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE op"); err != nil && errs[i] == nil {
+			errs[i] = fmt.Errorf("release savepoint: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		for i := range errs {
+			errs[i] = fmt.Errorf("commit: %w", err)
+		}
+		_ = tx.Rollback()
+	}
+	finish(nil)
+}

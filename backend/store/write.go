@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// Insert stores rows with their vectors and full-text entries. All rows of
+// one call commit together or not at all.
+func (s *Store) Insert(ctx context.Context, rows ...memory.NewRow) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, r := range rows {
+			if err := insertRow(ctx, tx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func insertRow(ctx context.Context, tx *sql.Tx, r memory.NewRow) error {
+	m := r.Memory
+	if m.SourceIDs == nil {
+		m.SourceIDs = []string{}
+	}
+	if m.Metadata == nil {
+		m.Metadata = map[string]string{}
+	}
+	srcIDs, err := jsonText(m.SourceIDs)
+	if err != nil {
+		return fmt.Errorf("encode source_ids: %w", err)
+	}
+	md, err := jsonText(m.Metadata)
+	if err != nil {
+		return fmt.Errorf("encode metadata: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO memories (`+memoryColumns+`)
+		VALUES (`+placeholders(23)+`)`,
+		m.ID, string(m.Layer), m.Content, m.Owner.UserID, m.Owner.AgentID, m.SessionID,
+		m.Category, m.Strength, m.Source, srcIDs, md, millis(m.EventAt), millis(m.ValidTo),
+		millis(m.DueAt), m.CreatedAt.UnixMilli(), m.UpdatedAt.UnixMilli(), millis(m.RetiredAt),
+		m.RetiredBy, string(m.RetiredHow), m.RetireReason, m.UseCount, millis(m.LastUsedAt),
+		string(m.Extraction))
+	if err != nil {
+		return fmt.Errorf("insert memory %s: %w", m.ID, err)
+	}
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("insert memory %s: %w", m.ID, err)
+	}
+	if len(r.Vector.Values) == 0 {
+		return nil
+	}
+	return putVector(ctx, tx, seq, r.Vector)
+}
+
+func putVector(ctx context.Context, tx *sql.Tx, seq int64, v memory.Vector) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO embeddings (memory_seq, embedder, dims, vector)
+		VALUES (?, ?, ?, ?) ON CONFLICT (memory_seq) DO UPDATE SET
+		embedder = excluded.embedder, dims = excluded.dims, vector = excluded.vector`,
+		seq, v.Embedder, len(v.Values), encodeVector(v.Values))
+	if err != nil {
+		return fmt.Errorf("store vector: %w", err)
+	}
+	return nil
+}
+
+// lockedRow reads a row inside the write transaction.
+func lockedRow(ctx context.Context, tx *sql.Tx, id string) (memory.Memory, int64, error) {
+	var seq int64
+	m, err := scanMemory(tx.QueryRowContext(ctx,
+		`SELECT `+memoryColumns+`, seq FROM memories WHERE id = ?`, id), &seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.Memory{}, 0, notFound(id)
+	}
+	if err != nil {
+		return memory.Memory{}, 0, fmt.Errorf("read memory %s: %w", id, err)
+	}
+	return m, seq, nil
+}
+
+func addHistory(ctx context.Context, tx *sql.Tx, h memory.HistoryEntry) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO history
+		(memory_id, at, action, how, reason, by_id, old_content, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		h.MemoryID, h.At.UnixMilli(), string(h.Action), string(h.How), h.Reason, h.By, h.OldContent, h.Detail)
+	if err != nil {
+		return fmt.Errorf("record history of %s: %w", h.MemoryID, err)
+	}
+	return nil
+}
+
+// Update changes content, category or strength. A content change needs a
+// new vector and records the old text in history.
+func (s *Store) Update(ctx context.Context, id string, u memory.Update) (memory.Memory, error) {
+	var out memory.Memory
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		m, seq, err := lockedRow(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		h := memory.HistoryEntry{MemoryID: id, At: u.At, Action: memory.HistoryEdited}
+		if u.Content != nil && *u.Content != m.Content {
+			if u.Vector == nil {
+				return fmt.Errorf("update %s: a content change needs a vector", id)
+			}
+			h.OldContent, m.Content = m.Content, *u.Content
+			if err := putVector(ctx, tx, seq, *u.Vector); err != nil {
+				return err
+			}
+		}
+		if u.Category != nil && *u.Category != m.Category {
+			h.Detail += fmt.Sprintf("category %q -> %q; ", m.Category, *u.Category)
+			m.Category = *u.Category
+		}
+		if u.Strength != nil && *u.Strength != m.Strength {
+			h.Detail += fmt.Sprintf("strength %.2f -> %.2f; ", m.Strength, *u.Strength)
+			m.Strength = *u.Strength
+		}
+		if h.OldContent == "" && h.Detail == "" {
+			out = m // nothing changed
+			return nil
+		}
+		m.UpdatedAt = u.At
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET content = ?, category = ?, strength = ?,
+			updated_at = ? WHERE seq = ?`, m.Content, m.Category, m.Strength, m.UpdatedAt.UnixMilli(), seq); err != nil {
+			return fmt.Errorf("update memory %s: %w", id, err)
+		}
+		out = m
+		return addHistory(ctx, tx, h)
+	})
+	return out, err
+}
+
+// Retire marks a live row retired and records why.
+func (s *Store) Retire(ctx context.Context, id string, r memory.Retirement) (memory.Memory, error) {
+	var out memory.Memory
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		m, seq, err := lockedRow(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if !m.Live() {
+			return memory.Errorf(memory.ECONFLICT, "memory %q is already retired (%s)", id, m.RetiredHow)
+		}
+		m.RetiredAt, m.RetiredBy, m.RetiredHow, m.RetireReason, m.UpdatedAt = r.At, r.By, r.How, r.Reason, r.At
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET retired_at = ?, retired_by = ?,
+			retired_how = ?, retire_reason = ?, updated_at = ? WHERE seq = ?`,
+			r.At.UnixMilli(), r.By, string(r.How), r.Reason, r.At.UnixMilli(), seq); err != nil {
+			return fmt.Errorf("retire memory %s: %w", id, err)
+		}
+		out = m
+		return addHistory(ctx, tx, memory.HistoryEntry{MemoryID: id, At: r.At,
+			Action: memory.HistoryRetired, How: r.How, Reason: r.Reason, By: r.By})
+	})
+	return out, err
+}
+
+// Restore reverses a retirement and records that it did, with what was
+// reversed.
+func (s *Store) Restore(ctx context.Context, id string, at time.Time) (memory.Memory, error) {
+	var out memory.Memory
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		m, seq, err := lockedRow(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if m.Live() {
+			return memory.Errorf(memory.ECONFLICT, "memory %q is not retired", id)
+		}
+		h := memory.HistoryEntry{MemoryID: id, At: at, Action: memory.HistoryRestored,
+			How: m.RetiredHow, Reason: m.RetireReason, By: m.RetiredBy}
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET retired_at = NULL, retired_by = '',
+			retired_how = '', retire_reason = '', updated_at = ? WHERE seq = ?`, at.UnixMilli(), seq); err != nil {
+			return fmt.Errorf("restore memory %s: %w", id, err)
+		}
+		m.RetiredAt, m.RetiredBy, m.RetiredHow, m.RetireReason, m.UpdatedAt = time.Time{}, "", "", "", at
+		out = m
+		return addHistory(ctx, tx, h)
+	})
+	return out, err
+}
+
+// Delete removes the rows the filter selects, with their vectors, full-text
+// entries and history, in one transaction, and returns their ids.
+func (s *Store) Delete(ctx context.Context, f memory.DeleteFilter) ([]string, error) {
+	var w where
+	w.in("id", f.IDs)
+	w.layers("", f.Layers)
+	w.scope("", f.Scope)
+	if len(w.conds) == 0 && !f.Whole {
+		return nil, memory.Errorf(memory.EBADREQUEST, "refusing to delete without a scope")
+	}
+	var ids []string
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		ids = nil
+		rows, err := tx.QueryContext(ctx, `DELETE FROM memories`+w.sql()+` RETURNING id`, w.args...)
+		if err != nil {
+			return fmt.Errorf("delete memories: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return fmt.Errorf("delete memories: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	return ids, err
+}
+
+// AddCounter adds delta to a named counter.
+func (s *Store) AddCounter(ctx context.Context, name string, delta int64) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO counters(name, value) VALUES (?, ?)
+			ON CONFLICT(name) DO UPDATE SET value = value + excluded.value`, name, delta)
+		return err
+	})
+}
+
+// Probe writes the current time and reads it back through the read pool.
+func (s *Store) Probe(ctx context.Context) error {
+	now := time.Now().UnixNano()
+	if err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE probe SET at = ? WHERE id = 1`, now)
+		return err
+	}); err != nil {
+		return fmt.Errorf("probe write: %w", err)
+	}
+	var got int64
+	if err := s.reader.QueryRowContext(ctx, `SELECT at FROM probe WHERE id = 1`).Scan(&got); err != nil {
+		return fmt.Errorf("probe read: %w", err)
+	}
+	if got < now {
+		return fmt.Errorf("probe read back %d, wrote %d", got, now)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package vector
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"hyatlas/backend/memory"
+)
+
+// parallelMin is the number of vectors below which a search runs on the
+// calling goroutine only.
+const parallelMin = 4 * chunkSize
+
+// Search returns the k live vectors most similar to query (cosine) among
+// the partitions the filter selects, best first. It scans every selected
+// vector: exact, no approximation.
+func (x *Index) Search(ctx context.Context, query []float32, k int, f memory.VectorFilter) ([]memory.VectorHit, error) {
+	if len(query) != x.dims {
+		return nil, fmt.Errorf("query has %d dimensions, the index holds %d", len(query), x.dims)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	q, ok := normalised(query)
+	if !ok {
+		return nil, fmt.Errorf("query vector is zero or not finite")
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	agent, agentKnown := uint32(0), true
+	if f.Scope.AgentID != "" {
+		agent, agentKnown = x.agents[f.Scope.AgentID]
+		if !agentKnown {
+			return nil, nil
+		}
+	}
+	work, total := x.selectChunks(f)
+	scan := func(tk *topK, c *chunk) {
+		for i := range c.ids {
+			if f.Scope.AgentID != "" && c.agents[i] != agent {
+				continue
+			}
+			tk.offer(c.ids[i], dot(q, c.vecs[i*x.dims:(i+1)*x.dims]))
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if total < parallelMin || workers < 2 {
+		tk := newTopK(k)
+		for _, c := range work {
+			scan(tk, c)
+		}
+		return tk.sorted(), ctx.Err()
+	}
+	var (
+		next    atomic.Int64
+		wg      sync.WaitGroup
+		results = make([]*topK, workers)
+	)
+	for w := range workers {
+		results[w] = newTopK(k)
+		wg.Add(1)
+		go func(tk *topK) {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(work) || ctx.Err() != nil {
+					return
+				}
+				scan(tk, work[i])
+			}
+		}(results[w])
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	merged := newTopK(k)
+	for _, tk := range results {
+		for _, h := range tk.items {
+			merged.offer(h.ID, h.Score)
+		}
+	}
+	return merged.sorted(), nil
+}
+
+// selectChunks lists the chunks of the partitions that match the filter.
+func (x *Index) selectChunks(f memory.VectorFilter) ([]*chunk, int) {
+	var work []*chunk
+	total := 0
+	for key, p := range x.parts {
+		if len(f.Layers) > 0 && !slices.Contains(f.Layers, key.layer) {
+			continue
+		}
+		if !f.Scope.All() && !slices.Contains(f.Scope.UserIDs, key.user) {
+			continue
+		}
+		work = append(work, p.chunks...)
+		total += p.n
+	}
+	return work, total
+}
+
+// dot is the inner product of two equal-length vectors, unrolled by four.
+func dot(a, b []float32) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
+}
+
+// topK keeps the k best hits in a min-heap.
+type topK struct {
+	k     int
+	items hitHeap
+}
+
+func newTopK(k int) *topK { return &topK{k: k, items: make(hitHeap, 0, k)} }
+
+func (t *topK) offer(id string, score float64) {
+	if len(t.items) < t.k {
+		heap.Push(&t.items, memory.VectorHit{ID: id, Score: score})
+		return
+	}
+	if score > t.items[0].Score {
+		t.items[0] = memory.VectorHit{ID: id, Score: score}
+		heap.Fix(&t.items, 0)
+	}
+}
+
+// sorted returns the hits best first; equal scores order by id.
+func (t *topK) sorted() []memory.VectorHit {
+	out := append([]memory.VectorHit(nil), t.items...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+type hitHeap []memory.VectorHit
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return h[i].Score < h[j].Score }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(memory.VectorHit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

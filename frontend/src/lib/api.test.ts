@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, getStatus } from './api';
+
+const sample = {
+  status: 'ok',
+  version: '0.1.0',
+  mode: 'ultra',
+  mode_detail: 'per-write extraction plus background consolidation (all 8 layers)',
+  llm: 'unconfigured',
+  llm_model: '',
+  llm_base: '',
+  uses_llm: true,
+  writes: 12,
+  searches: 3,
+  total: 12,
+  retired: 0,
+  unextracted: 12,
+  vdb_points: 12,
+  layers: {
+    l1_profile: 0,
+    l2_raw: 12,
+    l3_fact: 0,
+    l4_summary: 0,
+    l5_knowledge: 0,
+    l6_schema: 0,
+    l7_intention: 0,
+    l8_entity: 0,
+  },
+  embedder: { id: 'hash-384-v1', name: 'lexical hash', dims: 384, semantic: false },
+  data_dir: '/home/u/.local/share/hyatlas',
+  uptime: 42,
+};
+
+function mockFetch(impl: (...args: Parameters<typeof fetch>) => Promise<Response>) {
+  const fn = vi.fn(impl);
+  vi.stubGlobal('fetch', fn);
+  return fn;
+}
+
+async function caught(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    return err as ApiError;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe('getStatus', () => {
+  it('GETs /api/v1/status with same-origin credentials and parses the body', async () => {
+    const fn = mockFetch(async () => Response.json(sample));
+    const s = await getStatus();
+    expect(s.total).toBe(12);
+    expect(s.layers.l2_raw).toBe(12);
+    expect(s.embedder.semantic).toBe(false);
+    expect(fn).toHaveBeenCalledTimes(1);
+    const [url, init] = fn.mock.calls[0];
+    expect(url).toBe('/api/v1/status');
+    expect(init?.credentials).toBe('same-origin');
+  });
+
+  it('passes the abort signal through', async () => {
+    const fn = mockFetch(async () => Response.json(sample));
+    const ctrl = new AbortController();
+    await getStatus(ctrl.signal);
+    expect(fn.mock.calls[0][1]?.signal).toBe(ctrl.signal);
+  });
+
+  it('turns the server error shape into an ApiError', async () => {
+    mockFetch(async () =>
+      Response.json({ error: 'dashboard session missing', code: 'unauthorized' }, { status: 401 }),
+    );
+    const err = await caught(getStatus());
+    expect(err.status).toBe(401);
+    expect(err.code).toBe('unauthorized');
+    expect(err.message).toBe('dashboard session missing');
+  });
+
+  it('falls back to http_<status> and the body text for non-JSON errors', async () => {
+    mockFetch(async () => new Response('upstream exploded', { status: 502 }));
+    const err = await caught(getStatus());
+    expect(err.status).toBe(502);
+    expect(err.code).toBe('http_502');
+    expect(err.message).toBe('upstream exploded');
+  });
+
+  it('maps a network failure to status 0 / unreachable', async () => {
+    mockFetch(async () => {
+      throw new TypeError('fetch failed');
+    });
+    const err = await caught(getStatus());
+    expect(err.status).toBe(0);
+    expect(err.code).toBe('unreachable');
+    expect(err.message).toContain('fetch failed');
+  });
+
+  it('rejects a 200 answer that is not a status object', async () => {
+    mockFetch(async () => Response.json({ hello: 'world' }));
+    const err = await caught(getStatus());
+    expect(err.code).toBe('bad_response');
+  });
+
+  it('rejects a 200 answer with invalid JSON', async () => {
+    mockFetch(async () => new Response('<html>', { status: 200 }));
+    const err = await caught(getStatus());
+    expect(err.status).toBe(200);
+    expect(err.code).toBe('bad_response');
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from './api';
+import { LAYERS, errorKind, errorText, formatUptime, llmStateText, plural } from './format';
+
+describe('llmStateText', () => {
+  it('words every known state', () => {
+    expect(llmStateText('ok', 'qwen3:8b')).toBe('connected (qwen3:8b)');
+    expect(llmStateText('ok')).toBe('connected');
+    expect(llmStateText('unconfigured')).toBe(
+      'no extraction endpoint configured: memories are stored raw and queued for extraction',
+    );
+    expect(llmStateText('awaiting_key', 'x')).toBe('endpoint set, waiting for a key');
+    expect(llmStateText('unused')).toBe('lite mode: no LLM calls');
+  });
+
+  it('names an unknown state instead of hiding it', () => {
+    expect(llmStateText('melting')).toBe('unknown state "melting"');
+  });
+});
+
+describe('formatUptime', () => {
+  it.each([
+    [0, '0 s'],
+    [42, '42 s'],
+    [42.9, '42 s'],
+    [60, '1 min'],
+    [185, '3 min 5 s'],
+    [3600, '1 h'],
+    [7380, '2 h 3 min'],
+    [86400, '1 d'],
+    [100800, '1 d 4 h'],
+    [-1, 'unknown'],
+    [Number.NaN, 'unknown'],
+  ])('%s s → %s', (secs, want) => {
+    expect(formatUptime(secs)).toBe(want);
+  });
+});
+
+describe('layers and wording', () => {
+  it('lists L1..L8 in order with human names', () => {
+    expect(LAYERS.map((l) => `${l.level}:${l.name}:${l.id}`)).toEqual([
+      'L1:Profile:l1_profile',
+      'L2:Raw:l2_raw',
+      'L3:Fact:l3_fact',
+      'L4:Summary:l4_summary',
+      'L5:Knowledge:l5_knowledge',
+      'L6:Schema:l6_schema',
+      'L7:Intention:l7_intention',
+      'L8:Entity:l8_entity',
+    ]);
+  });
+
+  it('pluralises', () => {
+    expect(plural(1, 'memory', 'memories')).toBe('1 memory');
+    expect(plural(0, 'memory', 'memories')).toBe('0 memories');
+  });
+
+  it('classifies errors for the banner', () => {
+    expect(errorKind(new ApiError(401, 'unauthorized', 'x'))).toBe('signin');
+    expect(errorKind(new ApiError(0, 'unreachable', 'x'))).toBe('unreachable');
+    expect(errorKind(new ApiError(500, 'internal', 'x'))).toBe('server');
+    expect(errorText(new ApiError(500, 'internal', 'disk full'))).toBe(
+      'The server answered 500 internal: disk full.',
+    );
+    expect(errorText(new ApiError(0, 'unreachable', 'fetch failed'))).toBe(
+      'Cannot reach the HyAtlas server (fetch failed).',
+    );
+  });
+});

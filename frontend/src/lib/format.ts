@@ -1,0 +1,70 @@
+// Pure formatting helpers for the Status view (no DOM, unit-tested).
+import type { ApiError } from './api';
+import type { LayerId } from './types';
+
+export interface LayerInfo {
+  id: LayerId;
+  level: string;
+  name: string;
+}
+
+/** The eight layers in order L1..L8. */
+export const LAYERS: readonly LayerInfo[] = [
+  { id: 'l1_profile', level: 'L1', name: 'Profile' },
+  { id: 'l2_raw', level: 'L2', name: 'Raw' },
+  { id: 'l3_fact', level: 'L3', name: 'Fact' },
+  { id: 'l4_summary', level: 'L4', name: 'Summary' },
+  { id: 'l5_knowledge', level: 'L5', name: 'Knowledge' },
+  { id: 'l6_schema', level: 'L6', name: 'Schema' },
+  { id: 'l7_intention', level: 'L7', name: 'Intention' },
+  { id: 'l8_entity', level: 'L8', name: 'Entity' },
+];
+
+/** The LLM state in words. */
+export function llmStateText(state: string, model = ''): string {
+  switch (state) {
+    case 'ok':
+      return model ? `connected (${model})` : 'connected';
+    case 'unconfigured':
+      return 'no extraction endpoint configured: memories are stored raw and queued for extraction';
+    case 'awaiting_key':
+      return 'endpoint set, waiting for a key';
+    case 'unused':
+      return 'lite mode: no LLM calls';
+    default:
+      return `unknown state "${state}"`;
+  }
+}
+
+/** Seconds as a short human duration: "42 s", "3 min 5 s", "2 h 3 min", "1 d 4 h". */
+export function formatUptime(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return 'unknown';
+  const s = Math.floor(seconds);
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (d > 0) return h > 0 ? `${d} d ${h} h` : `${d} d`;
+  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
+  if (m > 0) return sec > 0 ? `${m} min ${sec} s` : `${m} min`;
+  return `${sec} s`;
+}
+
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export type ErrorKind = 'signin' | 'unreachable' | 'server';
+
+/** Classifies a failure for the banner; 401 means the dashboard session is missing. */
+export function errorKind(err: ApiError): ErrorKind {
+  if (err.status === 401) return 'signin';
+  if (err.status === 0) return 'unreachable';
+  return 'server';
+}
+
+/** Banner text for failures other than 401 (which has its own markup). */
+export function errorText(err: ApiError): string {
+  if (err.status === 0) return `Cannot reach the HyAtlas server (${err.message}).`;
+  return `The server answered ${err.status} ${err.code}: ${err.message}.`;
+}

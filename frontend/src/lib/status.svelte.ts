@@ -1,0 +1,45 @@
+// Shared live status: one poller feeds the header and the Status view
+// (and later pages) so the API is polled once.
+import { ApiError, getStatus } from './api';
+import { createPoller, type Poller } from './poller';
+import { applyTitle } from './title';
+import type { Status } from './types';
+
+export const POLL_MS = 2000;
+
+export type Connection = 'connecting' | 'live' | 'reconnecting' | 'signed_out';
+
+class StatusStore {
+  /** Last good answer; kept while errors are shown. */
+  data = $state<Status | null>(null);
+  error = $state<ApiError | null>(null);
+  connection = $state<Connection>('connecting');
+
+  async load(signal?: AbortSignal): Promise<void> {
+    try {
+      const s = await getStatus(signal);
+      this.data = s;
+      this.error = null;
+      this.connection = 'live';
+      applyTitle(s.total);
+    } catch (err) {
+      this.error =
+        err instanceof ApiError
+          ? err
+          : new ApiError(0, 'unreachable', err instanceof Error ? err.message : String(err));
+      if (this.error.status === 401) this.connection = 'signed_out';
+      else this.connection = this.data ? 'reconnecting' : 'connecting';
+    }
+  }
+}
+
+export const statusStore = new StatusStore();
+
+/** Starts polling; returns a function that stops it. */
+export function startStatusPolling(): () => void {
+  const poller: Poller = createPoller((signal) => statusStore.load(signal), {
+    intervalMs: POLL_MS,
+  });
+  poller.start();
+  return () => poller.stop();
+}
