@@ -56,45 +56,43 @@ func commands() []command {
 	}
 }
 
-// errUsage marks errors that should print the usage and exit 2.
-var errUsage = errors.New("usage")
+// usageError is bad usage: the CLI prints it with the command's usage
+// line and exits 2.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
 
 // Run runs the command line and returns the exit code: 0 ok, 1 failed,
 // 2 bad usage.
 func Run(ctx context.Context, e Env) int {
 	args := e.Args
-	name := "app"
+	cmd := command{name: "hyatlas", run: runApp}
 	if len(args) > 0 {
-		name, args = args[0], args[1:]
-	}
-	var err error
-	switch name {
-	case "app":
-		err = runApp(ctx, e, args)
-	case "help", "-h", "--help":
-		printUsage(e.Stdout)
-		return 0
-	case "--version", "-version":
-		err = runVersion(ctx, e, args)
-	default:
-		cmd, ok := find(name)
-		if !ok {
-			fmt.Fprintf(e.Stderr, "hyatlas: unknown command %q\n\n", name)
-			printUsage(e.Stderr)
-			return 2
+		switch name := args[0]; name {
+		case "help", "-h", "--help":
+			printUsage(e.Stdout)
+			return 0
+		case "--version", "-version":
+			cmd = command{name: "version", run: runVersion}
+		default:
+			c, ok := find(name)
+			if !ok {
+				fmt.Fprintf(e.Stderr, "hyatlas: unknown command %q\n\n", name)
+				printUsage(e.Stderr)
+				return 2
+			}
+			cmd = c
 		}
-		err = cmd.run(ctx, e, args)
-		if errors.Is(err, errUsage) {
-			fmt.Fprintf(e.Stderr, "usage: hyatlas %s %s\n", cmd.name, cmd.args)
-		}
+		args = args[1:]
 	}
+	err := cmd.run(ctx, e, args)
+	var ue usageError
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, errUsage):
-		if msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "usage: "), "usage"); msg != "" {
-			fmt.Fprintln(e.Stderr, "hyatlas:", strings.TrimSpace(msg))
-		}
+	case errors.As(err, &ue):
+		fmt.Fprintln(e.Stderr, "hyatlas:", ue.msg)
+		fmt.Fprintln(e.Stderr, "usage:", strings.TrimSpace("hyatlas "+cmd.name+" "+cmd.args))
 		return 2
 	default:
 		fmt.Fprintln(e.Stderr, "hyatlas:", err)
@@ -103,6 +101,9 @@ func Run(ctx context.Context, e Env) int {
 }
 
 func find(name string) (command, bool) {
+	if name == "hyatlas" {
+		return command{}, false // only the no-argument form opens the app
+	}
 	for _, c := range commands() {
 		if c.name == name && c.run != nil {
 			return c, true
@@ -129,7 +130,7 @@ func parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, usageError{err.Error()}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -142,7 +143,7 @@ func parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error
 		pos, args = append(pos, args[0]), args[1:]
 	}
 	if len(pos) < minPos || (maxPos >= 0 && len(pos) > maxPos) {
-		return nil, fmt.Errorf("%w: wrong number of arguments", errUsage)
+		return nil, usageError{fmt.Sprintf("%s: wrong number of arguments", fs.Name())}
 	}
 	return pos, nil
 }

@@ -120,10 +120,9 @@ func Load(getenv func(string) string) (Config, error) {
 }
 
 func loadPaths(getenv func(string) string) (Paths, error) {
-	p, err := DefaultPaths()
-	if err != nil {
-		return Paths{}, err
-	}
+	// The OS defaults are needed only for directories not set here, so a
+	// missing home directory is fatal only if one of them is left unset.
+	p, defErr := DefaultPaths()
 	for _, o := range []struct {
 		names []string
 		dst   *string
@@ -142,6 +141,9 @@ func loadPaths(getenv func(string) string) (Paths, error) {
 				break
 			}
 		}
+	}
+	if defErr != nil && (p.Data == "" || p.Config == "" || p.Cache == "") {
+		return Paths{}, defErr
 	}
 	return p, nil
 }

@@ -32,6 +32,16 @@ func DefaultPaths() (Paths, error) {
 	if err != nil {
 		return Paths{}, fmt.Errorf("find home directory: %w", err)
 	}
+	name := appDirName()
+	if runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
+		// XDG: a relative value is invalid and ignored (os.UserConfigDir
+		// would fail instead).
+		return Paths{
+			Data:   filepath.Join(xdgDir("XDG_DATA_HOME", home, ".local", "share"), name),
+			Config: filepath.Join(xdgDir("XDG_CONFIG_HOME", home, ".config"), name),
+			Cache:  filepath.Join(xdgDir("XDG_CACHE_HOME", home, ".cache"), name),
+		}, nil
+	}
 	cfg, err := os.UserConfigDir()
 	if err != nil {
 		return Paths{}, fmt.Errorf("find config directory: %w", err)
@@ -40,20 +50,24 @@ func DefaultPaths() (Paths, error) {
 	if err != nil {
 		return Paths{}, fmt.Errorf("find cache directory: %w", err)
 	}
-	name := appDirName()
-	p := Paths{Config: filepath.Join(cfg, name), Cache: filepath.Join(cache, name)}
-	switch runtime.GOOS {
-	case "windows":
-		p.Data = filepath.Join(cache, name, "data") // %LOCALAPPDATA%\HyAtlas\data
-		p.Cache = filepath.Join(cache, name, "cache")
-	case "darwin":
-		p.Data = filepath.Join(cfg, name) // ~/Library/Application Support/HyAtlas
-	default:
-		data := os.Getenv("XDG_DATA_HOME")
-		if data == "" || !filepath.IsAbs(data) {
-			data = filepath.Join(home, ".local", "share")
-		}
-		p.Data = filepath.Join(data, name)
+	if runtime.GOOS == "windows" {
+		return Paths{
+			Data:   filepath.Join(cache, name, "data"), // %LOCALAPPDATA%\HyAtlas\data
+			Config: filepath.Join(cfg, name),
+			Cache:  filepath.Join(cache, name, "cache"),
+		}, nil
 	}
-	return p, nil
+	return Paths{
+		Data:   filepath.Join(cfg, name), // ~/Library/Application Support/HyAtlas
+		Config: filepath.Join(cfg, name),
+		Cache:  filepath.Join(cache, name),
+	}, nil
+}
+
+// xdgDir returns $env if it is an absolute path, else home joined with def.
+func xdgDir(env, home string, def ...string) string {
+	if d := os.Getenv(env); d != "" && filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(append([]string{home}, def...)...)
 }

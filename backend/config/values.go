@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,10 @@ func ParseDuration(v string, def time.Duration) (time.Duration, error) {
 	if n, err := strconv.ParseFloat(v, 64); err == nil {
 		if n < 0 {
 			return def, fmt.Errorf("negative duration %q", v)
+		}
+		// NaN, Inf and overflowing counts would convert to garbage.
+		if math.IsNaN(n) || n*float64(time.Second) >= float64(math.MaxInt64) {
+			return def, fmt.Errorf("%q is not a duration (write 15m, 6h or a number of seconds)", v)
 		}
 		return time.Duration(n * float64(time.Second)), nil
 	}
@@ -58,7 +63,7 @@ func ParseFloat(v string, def, lo, hi float64) (float64, error) {
 		return def, nil
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < lo || f > hi {
+	if err != nil || math.IsNaN(f) || f < lo || f > hi {
 		return def, fmt.Errorf("%q is not a number between %g and %g", v, lo, hi)
 	}
 	return f, nil

@@ -45,6 +45,9 @@ func (h *Hash) Info() memory.EmbedderInfo {
 
 // Embed implements memory.Embedder. Queries and documents embed alike.
 func (h *Hash) Embed(ctx context.Context, texts []string, _ memory.EmbedPurpose) ([][]float32, error) {
+	if err := ctx.Err(); err != nil { // also for an empty batch
+		return nil, err
+	}
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		if err := ctx.Err(); err != nil {

@@ -1,0 +1,136 @@
+package api_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestGuard_AllowsLocalClients(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true, hosts: []string{"memory.lan"}})
+	port := a.srv.URL[strings.LastIndex(a.srv.URL, ":")+1:]
+	tests := []struct {
+		name    string
+		headers map[string]string
+	}{
+		{"no Origin (curl, agents)", nil},
+		{"localhost Host", map[string]string{"Host": "localhost:" + port}},
+		{"IPv6 loopback Host", map[string]string{"Host": "[::1]:" + port}},
+		{"allowlisted Host", map[string]string{"Host": "Memory.LAN:" + port}},
+		{"loopback Origin", map[string]string{"Origin": "http://localhost:5173"}},
+		{"same Origin", map[string]string{"Origin": a.srv.URL}},
+		{"allowlisted Origin", map[string]string{"Origin": "https://memory.lan"}},
+		{"same-site fetch", map[string]string{"Sec-Fetch-Site": "same-origin"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if r := a.do(req{path: "/api/v1/status", headers: tt.headers}); r.status != 200 {
+				t.Errorf("status %d: %s", r.status, r.body)
+			}
+		})
+	}
+}
+
+func TestAuth(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	if r := a.do(req{path: "/healthz", noAuth: true}); r.status != 200 {
+		t.Errorf("healthz needs no token: %d", r.status)
+	}
+	if r := a.do(req{path: "/api/v1/status", noAuth: true}); r.status != 401 || r.header.Get("WWW-Authenticate") == "" {
+		t.Errorf("no token: %d %v", r.status, r.header)
+	}
+	if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: map[string]string{"Authorization": "bearer " + testToken}}); r.status != 200 {
+		t.Errorf("scheme is case-insensitive: %d", r.status)
+	}
+
+	// A one-time dashboard link becomes a session cookie, once.
+	link := a.api.DashboardURL(a.srv.URL)
+	code := link[strings.Index(link, "code=")+5:]
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirect.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == "hyatlas_session" {
+			cookie = c
+		}
+	}
+	if res.StatusCode != http.StatusSeeOther || cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
+		t.Fatalf("sign-in: status %d cookie %+v", res.StatusCode, cookie)
+	}
+	if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: map[string]string{"Cookie": "hyatlas_session=" + cookie.Value}}); r.status != 200 {
+		t.Errorf("cookie session refused: %d", r.status)
+	}
+	res, err = noRedirect.Get(a.srv.URL + "/dashboard/?code=" + code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if len(res.Cookies()) != 0 {
+		t.Error("a used sign-in code worked twice")
+	}
+	if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: map[string]string{"Cookie": "hyatlas_session=forged"}}); r.status != 401 {
+		t.Errorf("forged cookie: %d", r.status)
+	}
+}
+
+func TestAuthOff(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: false})
+	if r := a.do(req{method: "POST", path: "/api/v1/add", body: `{"text":"no token needed"}`, noAuth: true}); r.status != 200 {
+		t.Errorf("HYATLAS_AUTH=off: %d %s", r.status, r.body)
+	}
+	if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: map[string]string{"Host": "evil.example"}}); r.status != 403 {
+		t.Errorf("the guard still applies with auth off: %d", r.status)
+	}
+}
+
+// TestInProcess: the desktop window's requests skip the guard and token
+// (they never touch the network) but keep the body limit.
+func TestInProcess(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	h := a.api.InProcessHandler()
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest("GET", "http://wails.localhost/api/v1/status", nil)
+	r.Header.Set("Origin", "wails://wails")
+	h.ServeHTTP(rec, r)
+	if rec.Code != 200 {
+		t.Errorf("in-process status: %d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "http://wails.localhost/api/v1/add",
+		strings.NewReader(`{"text":"`+strings.Repeat("z", 9<<20)+`"}`)))
+	if rec.Code != 413 {
+		t.Errorf("in-process 9 MiB body: %d", rec.Code)
+	}
+}
+
+func TestDashboardFiles(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirect.Get(a.srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != "/dashboard/" {
+		t.Errorf("/ -> %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	for path, want := range map[string]string{
+		"/dashboard/":              "HyAtlas test page",
+		"/dashboard/assets/app.js": "console.log",
+		"/dashboard/atlas/view":    "HyAtlas test page", // client-side route
+		"/dashboard/assets/":       "HyAtlas test page", // never a directory listing
+	} {
+		r := a.do(req{path: path, noAuth: true})
+		if r.status != 200 || !strings.Contains(string(r.body), want) {
+			t.Errorf("%s: %d %q", path, r.status, r.body)
+		}
+	}
+	if r := a.do(req{path: "/dashboard/", noAuth: true}); !strings.Contains(r.header.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Errorf("dashboard has no CSP: %v", r.header)
+	}
+}

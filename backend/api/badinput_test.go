@@ -1,0 +1,113 @@
+package api_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestBadInput_ClearErrorAndNoChange sends every kind of bad request and
+// checks the status, the error shape, and that nothing changed.
+func TestBadInput_ClearErrorAndNoChange(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	m := a.post("/api/v1/add", map[string]any{"text": "an existing memory", "user_id": "u1"}, 200)
+	id := m["memory_id"].(string)
+	huge := strings.Repeat("x", 9<<20)
+	tests := []struct {
+		name   string
+		q      req
+		status int
+		code   string
+	}{
+		{"malformed JSON", req{method: "POST", path: "/api/v1/add", body: `{"text": "x"`}, 400, "bad_request"},
+		{"not an object", req{method: "POST", path: "/api/v1/add", body: `["x"]`}, 400, "bad_request"},
+		{"trailing data", req{method: "POST", path: "/api/v1/add", body: `{"text":"x"} {"text":"y"}`}, 400, "bad_request"},
+		{"text of wrong type", req{method: "POST", path: "/api/v1/add", body: `{"text": 5}`}, 400, "bad_request"},
+		{"user of wrong type", req{method: "POST", path: "/api/v1/add", body: `{"text": "x", "user_id": 7}`}, 400, "bad_request"},
+		{"metadata of wrong type", req{method: "POST", path: "/api/v1/add", body: `{"text": "x", "metadata": {"a": 1}}`}, 400, "bad_request"},
+		{"missing text", req{method: "POST", path: "/api/v1/add", body: `{"user_id": "u1"}`}, 400, "bad_request"},
+		{"empty text", req{method: "POST", path: "/api/v1/add", body: `{"text": "  "}`}, 400, "bad_request"},
+		{"empty body", req{method: "POST", path: "/api/v1/add"}, 400, "bad_request"},
+		{"search without query", req{method: "POST", path: "/api/v1/search", body: `{}`}, 400, "bad_request"},
+		{"search unknown layer", req{method: "POST", path: "/api/v1/search", body: `{"query":"x","layer":"l9_dreams"}`}, 422, "invalid"},
+		{"search negative limit", req{method: "POST", path: "/api/v1/search", body: `{"query":"x","limit":-1}`}, 422, "invalid"},
+		{"search huge limit", req{method: "POST", path: "/api/v1/search", body: `{"query":"x","limit":100000000}`}, 422, "invalid"},
+		{"search limit not a number", req{method: "POST", path: "/api/v1/search", body: `{"query":"x","limit":"5"}`}, 400, "bad_request"},
+		{"search min_score out of range", req{method: "POST", path: "/api/v1/search", body: `{"query":"x","min_score":3}`}, 422, "invalid"},
+		{"list limit not a number", req{path: "/api/v1/list?limit=lots"}, 400, "bad_request"},
+		{"list negative limit", req{path: "/api/v1/list?limit=-5"}, 422, "invalid"},
+		{"list unknown layer", req{method: "POST", path: "/api/v1/list", body: `{"layer":"raw"}`}, 422, "invalid"},
+		{"get unknown id", req{path: "/api/v1/memories/m-unknown"}, 404, "not_found"},
+		{"patch unknown id", req{method: "PATCH", path: "/api/v1/memories/m-unknown", body: `{"strength":0.1}`}, 404, "not_found"},
+		{"patch unknown field", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"contnet":"typo"}`}, 400, "bad_request"},
+		{"patch strength out of range", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"strength":7}`}, 422, "invalid"},
+		{"delete unknown id", req{method: "DELETE", path: "/api/v1/memories/m-unknown"}, 404, "not_found"},
+		{"retire unknown id", req{method: "POST", path: "/api/v1/memories/m-unknown/retire"}, 404, "not_found"},
+		{"retire unknown kind", req{method: "POST", path: "/api/v1/memories/" + id + "/retire", body: `{"how":"vanished"}`}, 422, "invalid"},
+		{"restore live row", req{method: "POST", path: "/api/v1/memories/" + id + "/restore"}, 409, "conflict"},
+		{"wrong method", req{method: "GET", path: "/api/v1/add"}, 405, "method_not_allowed"},
+		{"wrong method on search", req{method: "PUT", path: "/api/v1/search", body: `{"query":"x"}`}, 405, "method_not_allowed"},
+		{"unknown endpoint", req{path: "/api/v1/nothing-here"}, 404, "not_found"},
+		{"missing token", req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`, noAuth: true}, 401, "unauthorized"},
+		{"wrong token", req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`, noAuth: true,
+			headers: map[string]string{"Authorization": "Bearer nope"}}, 401, "unauthorized"},
+		{"foreign Host", req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`,
+			headers: map[string]string{"Host": "evil.example"}}, 403, "refused"},
+		{"foreign Host on healthz", req{path: "/healthz", headers: map[string]string{"Host": "evil.example:19528"}}, 403, "refused"},
+		{"bare LAN IP Host", req{path: "/api/v1/status", headers: map[string]string{"Host": "192.168.1.20:19528"}}, 403, "refused"},
+		{"cross-site Origin", req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`,
+			headers: map[string]string{"Origin": "https://evil.example"}}, 403, "refused"},
+		{"Origin null", req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`,
+			headers: map[string]string{"Origin": "null"}}, 403, "refused"},
+		{"file Origin", req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`,
+			headers: map[string]string{"Origin": "file://"}}, 403, "refused"},
+		{"Sec-Fetch-Site cross-site", req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`,
+			headers: map[string]string{"Sec-Fetch-Site": "cross-site"}}, 403, "refused"},
+		{"9 MiB body", req{method: "POST", path: "/api/v1/add", body: `{"text":"` + huge + `"}`}, 413, "too_large"},
+		{"unscoped delete_all", req{method: "POST", path: "/api/v1/delete_all", body: `{}`}, 400, "bad_request"},
+		{"whole-store delete without admin", req{method: "POST", path: "/api/v1/delete_all?all=true"}, 403, "forbidden"},
+		{"delete_all by GET", req{path: "/api/v1/delete_all?user_id=u1"}, 405, "method_not_allowed"},
+		{"forget without text", req{method: "POST", path: "/api/v1/forget", body: `{"user_id":"u1"}`}, 400, "bad_request"},
+	}
+	before := a.counts()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := a.do(tt.q)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
+			}
+			body := r.json(t)
+			if body["code"] != tt.code || body["error"] == "" || len(body) != 2 {
+				t.Errorf("error shape = %v, want code %q and a message", body, tt.code)
+			}
+			if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if tt.status == http.StatusMethodNotAllowed && r.header.Get("Allow") == "" {
+				t.Error("405 without Allow")
+			}
+			if after := a.counts(); after != before {
+				t.Errorf("a refused request changed the store: %s -> %s", before, after)
+			}
+		})
+	}
+}
+
+// TestBodyLimit_Chunked checks the limit also holds without Content-Length.
+func TestBodyLimit_Chunked(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	pr := strings.NewReader(`{"text":"` + strings.Repeat("y", 9<<20) + `"}`)
+	hr, _ := http.NewRequest("POST", a.srv.URL+"/api/v1/add", struct{ *strings.Reader }{pr})
+	hr.ContentLength = -1
+	res, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("chunked 9 MiB body: status %d, want 413", res.StatusCode)
+	}
+	if st, _ := a.mem.Stats(t.Context()); st.Writes != 0 {
+		t.Errorf("write stored: %+v", st)
+	}
+}

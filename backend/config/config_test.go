@@ -1,0 +1,221 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"hyatlas/backend/memory"
+)
+
+// env returns a getenv backed by m.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// isolate points HOME and the XDG variables at a temporary directory so
+// Load never depends on the real environment. It returns the home.
+func isolate(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	for _, k := range []string{"XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
+		t.Setenv(k, "")
+	}
+	return home
+}
+
+func mustLoad(t *testing.T, m map[string]string) Config {
+	t.Helper()
+	c, err := Load(env(m))
+	if err != nil {
+		t.Fatalf("Load(%v): %v", m, err)
+	}
+	return c
+}
+
+func TestLoadDefaults(t *testing.T) {
+	isolate(t)
+	c := mustLoad(t, nil)
+	if c.Mode != memory.ModeUltra {
+		t.Errorf("Mode = %q, want ultra", c.Mode)
+	}
+	if c.Host != "127.0.0.1" {
+		t.Errorf("Host = %q, want 127.0.0.1", c.Host)
+	}
+	if c.Port != 19528 {
+		t.Errorf("Port = %d, want 19528", c.Port)
+	}
+	if c.Addr() != "127.0.0.1:19528" {
+		t.Errorf("Addr = %q", c.Addr())
+	}
+	if !c.Auth {
+		t.Error("Auth off by default")
+	}
+	if c.Admin {
+		t.Error("Admin on by default")
+	}
+	if c.MinScore != -1 {
+		t.Errorf("MinScore = %v, want -1", c.MinScore)
+	}
+	if c.SyncExtract != nil || c.ExtractSync() {
+		t.Errorf("SyncExtract = %v, ExtractSync = %v; want nil, false for ultra", c.SyncExtract, c.ExtractSync())
+	}
+	if len(c.Warnings) != 0 || len(c.AllowedHosts) != 0 || c.Aliases.Len() != 0 {
+		t.Errorf("Warnings %v, AllowedHosts %v, aliases %d; want none", c.Warnings, c.AllowedHosts, c.Aliases.Len())
+	}
+	if c.Paths.Data == "" || c.Paths.Config == "" || c.Paths.Cache == "" {
+		t.Errorf("Paths = %+v, want all set", c.Paths)
+	}
+}
+
+func TestLoadModeAndSyncExtract(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		mode, sync string
+		wantMode   memory.Mode
+		wantSync   bool
+	}{
+		{"", "", memory.ModeUltra, false},
+		{"ultra", "", memory.ModeUltra, false},
+		{"pro", "", memory.ModePro, true},
+		{" PRO ", "", memory.ModePro, true},
+		{"lite", "", memory.ModeLite, false},
+		{"ultra", "on", memory.ModeUltra, true},
+		{"ultra", "TRUE", memory.ModeUltra, true},
+		{"pro", "off", memory.ModePro, false},
+		{"pro", "0", memory.ModePro, false},
+		{"pro", "  ", memory.ModePro, true}, // blank follows the mode
+	}
+	for _, tt := range tests {
+		c := mustLoad(t, map[string]string{"HYATLAS_MODE": tt.mode, "HYATLAS_SYNC_EXTRACT": tt.sync})
+		if c.Mode != tt.wantMode || c.ExtractSync() != tt.wantSync {
+			t.Errorf("mode %q sync %q: Mode %q ExtractSync %v, want %q %v",
+				tt.mode, tt.sync, c.Mode, c.ExtractSync(), tt.wantMode, tt.wantSync)
+		}
+	}
+}
+
+func TestLoadFatal(t *testing.T) {
+	isolate(t)
+	tests := []struct{ name, value string }{
+		{"HYATLAS_MODE", "turbo"},
+		{"HYATLAS_SYNC_EXTRACT", "maybe"},
+		{"HYATLAS_GO_PORT", "abc"},
+		{"HYATLAS_GO_PORT", "70000"},
+		{"HYATLAS_GO_PORT", "65536"},
+		{"HYATLAS_GO_PORT", "-1"},
+		{"HYATLAS_GO_PORT", "80.5"},
+		{"HYATLAS_GO_HOST", "example.com"},
+		{"HYATLAS_GO_HOST", "0.0.0.0:80"},
+		{"HYATLAS_USER_ALIASES", "a"},
+		{"HYATLAS_USER_ALIASES", "a,b;c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
+			c, err := Load(env(map[string]string{tt.name: tt.value}))
+			if err == nil {
+				t.Fatalf("no error; config %+v", c)
+			}
+			if !strings.HasPrefix(err.Error(), tt.name+":") {
+				t.Errorf("error %q does not name %s", err, tt.name)
+			}
+			if !reflect.DeepEqual(c, Config{}) {
+				t.Errorf("config not zero on error: %+v", c)
+			}
+		})
+	}
+}
+
+func TestLoadWarnings(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		name, value string
+		check       func(Config) bool
+	}{
+		{"HYATLAS_AUTH", "perhaps", func(c Config) bool { return c.Auth }},
+		{"HYATLAS_ADMIN", "sure", func(c Config) bool { return !c.Admin }},
+		{"HYATLAS_MIN_SCORE", "2", func(c Config) bool { return c.MinScore == -1 }},
+		{"HYATLAS_MIN_SCORE", "-0.5", func(c Config) bool { return c.MinScore == -1 }},
+		{"HYATLAS_MIN_SCORE", "x", func(c Config) bool { return c.MinScore == -1 }},
+		{"HYATLAS_MIN_SCORE", "NaN", func(c Config) bool { return c.MinScore == -1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
+			c := mustLoad(t, map[string]string{tt.name: tt.value})
+			if !tt.check(c) {
+				t.Errorf("default not kept: %+v", c)
+			}
+			if len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], tt.name+":") ||
+				!strings.Contains(c.Warnings[0], tt.value) {
+				t.Errorf("Warnings = %q, want one naming %s and %q", c.Warnings, tt.name, tt.value)
+			}
+		})
+	}
+}
+
+func TestLoadValidSwitchesAndScore(t *testing.T) {
+	isolate(t)
+	c := mustLoad(t, map[string]string{
+		"HYATLAS_AUTH": "off", "HYATLAS_ADMIN": "ON", "HYATLAS_MIN_SCORE": " 0.4 ",
+		"HYATLAS_LLM_BASE": " http://127.0.0.1:11434/v1 ", "HYATLAS_LLM_MODEL": " qwen ",
+		"HYATLAS_USER_ALIASES": "alice, al ;bob,robert",
+	})
+	if c.Auth || !c.Admin || c.MinScore != 0.4 || len(c.Warnings) != 0 {
+		t.Errorf("Auth %v Admin %v MinScore %v Warnings %v", c.Auth, c.Admin, c.MinScore, c.Warnings)
+	}
+	if c.LLMBase != "http://127.0.0.1:11434/v1" || c.LLMModel != "qwen" {
+		t.Errorf("LLMBase %q LLMModel %q", c.LLMBase, c.LLMModel)
+	}
+	if got := c.Aliases.Expand("al"); !reflect.DeepEqual(got, []string{"al", "alice"}) {
+		t.Errorf("Expand(al) = %v", got)
+	}
+	if c.AliasesRaw != "alice, al ;bob,robert" {
+		t.Errorf("AliasesRaw = %q", c.AliasesRaw)
+	}
+}
+
+func TestLoadHostAndAddr(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		host, port string
+		wantHost   string
+		wantAddr   string
+	}{
+		{"", "", "127.0.0.1", "127.0.0.1:19528"},
+		{" 0.0.0.0 ", "8080", "0.0.0.0", "0.0.0.0:8080"},
+		{"localhost", "0", "localhost", "localhost:0"},
+		{"::1", "", "::1", "[::1]:19528"},
+		{"[::1]", "9000", "::1", "[::1]:9000"},
+		{"[fe80::1]", "65535", "fe80::1", "[fe80::1]:65535"},
+		{"::", " 1 ", "::", "[::]:1"},
+	}
+	for _, tt := range tests {
+		c := mustLoad(t, map[string]string{"HYATLAS_GO_HOST": tt.host, "HYATLAS_GO_PORT": tt.port})
+		if c.Host != tt.wantHost || c.Addr() != tt.wantAddr {
+			t.Errorf("host %q port %q: Host %q Addr %q, want %q %q",
+				tt.host, tt.port, c.Host, c.Addr(), tt.wantHost, tt.wantAddr)
+		}
+	}
+}
+
+func TestLoadAllowedHosts(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{" , ,", nil},
+		{"Example.COM:8080, foo.local.", []string{"example.com", "foo.local"}},
+		{"[::1]:80,::1,[FE80::1]", []string{"::1", "::1", "fe80::1"}},
+		{"LOCALHOST.", []string{"localhost"}},
+	}
+	for _, tt := range tests {
+		c := mustLoad(t, map[string]string{"HYATLAS_ALLOWED_HOSTS": tt.in})
+		if !reflect.DeepEqual(c.AllowedHosts, tt.want) {
+			t.Errorf("HYATLAS_ALLOWED_HOSTS=%q: %q, want %q", tt.in, c.AllowedHosts, tt.want)
+		}
+	}
+}
