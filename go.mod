@@ -3,6 +3,7 @@ module hyatlas
 go 1.26.8
 
 require (
+	github.com/philippgille/chromem-go v0.7.0
 	github.com/wailsapp/wails/v2 v2.12.0
 	modernc.org/sqlite v1.62.0
 )

@@ -135,4 +135,3 @@ func (a *apiRig) counts() string {
 	b, _ := json.Marshal([]any{st.Live, st.Retired, st.Writes, st.IndexLen, st.Vectors})
 	return string(b)
 }
-

@@ -118,4 +118,4 @@ func contains(ids []string, id string) bool {
 }
 
 func f64(v float64) *float64 { return &v }
-func str(v string) *string    { return &v }
+func str(v string) *string   { return &v }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -109,11 +110,12 @@ func ftsQuote(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) +
 
 // FindByContent returns live rows in scope whose normalised text equals
 // text (already normalised) or, with contains, contains it. Candidates come
-// from the full-text index (every word of text must occur), then the text
-// itself is compared.
+// from the full-text index (every whole word of text must occur; without
+// one, every live row in scope is a candidate), then the text itself is
+// compared.
 func (s *Store) FindByContent(ctx context.Context, sc memory.Scope, text string, contains bool) ([]memory.Memory, error) {
 	var w where
-	words := longestWords(text, 16)
+	words := candidateWords(text, contains, 16)
 	from := `memories m`
 	if len(words) > 0 {
 		quoted := make([]string, len(words))
@@ -126,7 +128,7 @@ func (s *Store) FindByContent(ctx context.Context, sc memory.Scope, text string,
 	w.add("m.retired_at IS NULL")
 	w.scope("m.", sc)
 	var out []memory.Memory
-	err := s.query(ctx, `SELECT `+prefixed("m")+` FROM `+from+w.sql()+` LIMIT 100000`, w.args,
+	err := s.query(ctx, `SELECT `+prefixed("m")+` FROM `+from+w.sql(), w.args,
 		func(r *sql.Rows) error {
 			m, err := scanMemory(r)
 			if err != nil {
@@ -144,22 +146,43 @@ func (s *Store) FindByContent(ctx context.Context, sc memory.Scope, text string,
 	return out, nil
 }
 
-// longestWords returns up to n distinct words of s, longest first.
-func longestWords(s string, n int) []string {
+// candidateWords returns up to n distinct words of text, longest first,
+// for the full-text pre-filter. A word is a run of letters, numbers, marks
+// and private-use characters, so it only ends where FTS5's unicode61
+// tokenizer also sees a separator and the quoted word matches the row's
+// tokens ("x²y" is one token there, not "x" and "y"). With contains, a word
+// touching either end of text may be part of a longer word of the row
+// ("tea" in "teapots"), so only words with a separator on both sides count.
+func candidateWords(text string, contains bool, n int) []string {
 	seen := map[string]bool{}
 	var words []string
-	for _, t := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if !seen[t] {
-			seen[t] = true
-			words = append(words, t)
+	start := -1
+	for i, r := range text + " " {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
 		}
-	}
-	for i := 1; i < len(words); i++ { // insertion sort by length, stable
-		for j := i; j > 0 && len(words[j]) > len(words[j-1]); j-- {
-			words[j], words[j-1] = words[j-1], words[j]
+		if start < 0 {
+			continue
 		}
+		word, edge := text[start:i], start == 0 || i == len(text)
+		start = -1
+		if (contains && edge) || seen[word] {
+			continue
+		}
+		seen[word] = true
+		words = append(words, word)
 	}
+	sort.SliceStable(words, func(i, j int) bool { return len(words[i]) > len(words[j]) })
 	return words[:min(n, len(words))]
+}
+
+// isWordRune reports whether FTS5's unicode61 tokenizer may treat r as part
+// of a token (it keeps L*, N*, Co and, removing diacritics, some marks).
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || unicode.Is(unicode.Co, r)
 }
 
 // History lists a row's recorded changes, oldest first.

@@ -69,6 +69,14 @@ func millis(t time.Time) sql.NullInt64 {
 	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
 }
 
+// stored is t as a read returns it once saved: UTC, whole milliseconds.
+func stored(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return time.UnixMilli(t.UnixMilli()).UTC()
+}
+
 func fromMillis(n sql.NullInt64) time.Time {
 	if !n.Valid {
 		return time.Time{}

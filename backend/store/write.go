@@ -104,28 +104,29 @@ func (s *Store) Update(ctx context.Context, id string, u memory.Update) (memory.
 			return err
 		}
 		h := memory.HistoryEntry{MemoryID: id, At: u.At, Action: memory.HistoryEdited}
+		changed := false // not h.OldContent != "": the old content may be empty
 		if u.Content != nil && *u.Content != m.Content {
 			if u.Vector == nil {
 				return fmt.Errorf("update %s: a content change needs a vector", id)
 			}
-			h.OldContent, m.Content = m.Content, *u.Content
+			h.OldContent, m.Content, changed = m.Content, *u.Content, true
 			if err := putVector(ctx, tx, seq, *u.Vector); err != nil {
 				return err
 			}
 		}
 		if u.Category != nil && *u.Category != m.Category {
 			h.Detail += fmt.Sprintf("category %q -> %q; ", m.Category, *u.Category)
-			m.Category = *u.Category
+			m.Category, changed = *u.Category, true
 		}
 		if u.Strength != nil && *u.Strength != m.Strength {
 			h.Detail += fmt.Sprintf("strength %.2f -> %.2f; ", m.Strength, *u.Strength)
-			m.Strength = *u.Strength
+			m.Strength, changed = *u.Strength, true
 		}
-		if h.OldContent == "" && h.Detail == "" {
+		if !changed {
 			out = m // nothing changed
 			return nil
 		}
-		m.UpdatedAt = u.At
+		m.UpdatedAt = stored(u.At)
 		if _, err := tx.ExecContext(ctx, `UPDATE memories SET content = ?, category = ?, strength = ?,
 			updated_at = ? WHERE seq = ?`, m.Content, m.Category, m.Strength, m.UpdatedAt.UnixMilli(), seq); err != nil {
 			return fmt.Errorf("update memory %s: %w", id, err)
@@ -147,7 +148,7 @@ func (s *Store) Retire(ctx context.Context, id string, r memory.Retirement) (mem
 		if !m.Live() {
 			return memory.Errorf(memory.ECONFLICT, "memory %q is already retired (%s)", id, m.RetiredHow)
 		}
-		m.RetiredAt, m.RetiredBy, m.RetiredHow, m.RetireReason, m.UpdatedAt = r.At, r.By, r.How, r.Reason, r.At
+		m.RetiredAt, m.RetiredBy, m.RetiredHow, m.RetireReason, m.UpdatedAt = stored(r.At), r.By, r.How, r.Reason, stored(r.At)
 		if _, err := tx.ExecContext(ctx, `UPDATE memories SET retired_at = ?, retired_by = ?,
 			retired_how = ?, retire_reason = ?, updated_at = ? WHERE seq = ?`,
 			r.At.UnixMilli(), r.By, string(r.How), r.Reason, r.At.UnixMilli(), seq); err != nil {
@@ -178,7 +179,7 @@ func (s *Store) Restore(ctx context.Context, id string, at time.Time) (memory.Me
 			retired_how = '', retire_reason = '', updated_at = ? WHERE seq = ?`, at.UnixMilli(), seq); err != nil {
 			return fmt.Errorf("restore memory %s: %w", id, err)
 		}
-		m.RetiredAt, m.RetiredBy, m.RetiredHow, m.RetireReason, m.UpdatedAt = time.Time{}, "", "", "", at
+		m.RetiredAt, m.RetiredBy, m.RetiredHow, m.RetireReason, m.UpdatedAt = time.Time{}, "", "", "", stored(at)
 		out = m
 		return addHistory(ctx, tx, h)
 	})

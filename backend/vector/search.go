@@ -51,11 +51,19 @@ func (x *Index) Search(ctx context.Context, query []float32, k int, f memory.Vec
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if total < parallelMin || workers < 2 {
+		// Like the parallel path: stop between chunks once ctx is done,
+		// and return no hits with the error.
 		tk := newTopK(k)
 		for _, c := range work {
+			if ctx.Err() != nil {
+				break
+			}
 			scan(tk, c)
 		}
-		return tk.sorted(), ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return tk.sorted(), nil
 	}
 	var (
 		next    atomic.Int64
