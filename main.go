@@ -20,11 +20,16 @@ import (
 //go:embed all:frontend/dist
 var dist embed.FS
 
+// icon is the window and launcher icon.
+//
+//go:embed build/appicon.png
+var icon []byte
+
 func main() {
 	assets := frontendAssets()
 	var gui cli.GUI
 	if app.Available {
-		gui = func(ctx context.Context, eng *engine.Engine) error { return app.Run(ctx, eng, assets) }
+		gui = func(ctx context.Context, eng *engine.Engine) error { return app.Run(ctx, eng, assets, icon) }
 	}
 	os.Exit(cli.Run(context.Background(), cli.Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,

@@ -19,8 +19,9 @@ import (
 
 // Run opens the window and returns when the user closes it. assets is the
 // built frontend (index.html at its root) or nil, in which case every
-// request goes to the engine's handler, which explains how to build it.
-func Run(ctx context.Context, eng *engine.Engine, assets fs.FS) error {
+// request goes to the engine's handler, which explains how to build it;
+// icon is a PNG.
+func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte) error {
 	return wails.Run(&options.App{
 		Title:     "HyAtlas",
 		Width:     1100,
@@ -35,6 +36,6 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS) error {
 		// Once the webview runs, WebKit's signal handlers lack SA_ONSTACK and
 		// any Go panic would kill the process; restore the flag.
 		OnDomReady: func(context.Context) { runtime.ResetSignalHandlers() },
-		Linux:      &linux.Options{ProgramName: "hyatlas"},
+		Linux:      &linux.Options{ProgramName: "hyatlas", Icon: icon},
 	})
 }

@@ -51,6 +51,7 @@ func commands() []command {
 		{"restore", "[--json] ID", "restore a retired memory", runRestore},
 		{"dashboard", "", "print a one-time link that opens the dashboard in a browser", runDashboard},
 		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
+		{"bench", "[--quick]", "measure this machine against the performance targets (temporary data)", runBench},
 		{"version", "", "print the version", runVersion},
 		{"help", "", "show this help", nil},
 	}

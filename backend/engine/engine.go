@@ -75,7 +75,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		return nil, err
 	}
 	index := vector.New(emb.Info().Dims)
-	if err := loadIndex(ctx, st, index, emb.Info().ID); err != nil {
+	if err := loadIndex(ctx, st, index, emb.Info().ID, emb.Info().Dims); err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -114,24 +114,53 @@ func llmState(cfg config.Config) memory.LLMState {
 }
 
 // loadIndex fills the index from the store's vectors made by embedder.
-func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedder string) error {
-	batch := make([]memory.IndexEntry, 0, 1024)
-	flush := func() error {
-		err := index.Upsert(batch...)
-		batch = batch[:0]
-		return err
+// Reading SQLite and filling the index each take about half the time, so
+// they run in two goroutines passing batches through a small ring of
+// reused buffers (the store reuses each row's buffer; batches copy it).
+func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedder string, dims int) error {
+	const batchRows = 256
+	type batch struct {
+		entries []memory.IndexEntry
+		values  []float32
 	}
-	err := st.ScanVectors(ctx, embedder, func(e memory.IndexEntry) error {
-		batch = append(batch, e)
-		if len(batch) == cap(batch) {
-			return flush()
+	free, full := make(chan *batch, 4), make(chan *batch, 4)
+	for range cap(free) {
+		free <- &batch{values: make([]float32, 0, batchRows*dims)}
+	}
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range full {
+			if err == nil {
+				err = index.Upsert(b.entries...)
+			}
+			b.entries, b.values = b.entries[:0], b.values[:0]
+			free <- b
+		}
+		done <- err
+	}()
+	var cur *batch
+	scanErr := st.ScanVectors(ctx, embedder, func(e memory.IndexEntry) error {
+		if len(e.Values) != dims {
+			return fmt.Errorf("memory %s has a %d-d vector from %s, want %d", e.ID, len(e.Values), embedder, dims)
+		}
+		if cur == nil {
+			cur = <-free
+		}
+		cur.values = append(cur.values, e.Values...) // never grows: flushed at batchRows
+		e.Values = cur.values[len(cur.values)-dims:]
+		cur.entries = append(cur.entries, e)
+		if len(cur.entries) == batchRows {
+			full <- cur
+			cur = nil
 		}
 		return nil
 	})
-	if err == nil {
-		err = flush()
+	if cur != nil {
+		full <- cur
 	}
-	if err != nil {
+	close(full)
+	if err := errors.Join(scanErr, <-done); err != nil {
 		return fmt.Errorf("rebuild vector index: %w", err)
 	}
 	return nil

@@ -142,7 +142,8 @@ type Store interface {
 	Stats(ctx context.Context) (StoreStats, error)
 	AddCounter(ctx context.Context, name string, delta int64) error
 	// ScanVectors calls fn for every live row that has a vector made by
-	// embedder, in no particular order.
+	// embedder, in no particular order. The entry's Values may be reused
+	// once fn returns: copy it to keep it.
 	ScanVectors(ctx context.Context, embedder string, fn func(IndexEntry) error) error
 	// Probe writes and reads back a value: a real round trip.
 	Probe(ctx context.Context) error

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -39,12 +40,29 @@ type searchStage struct {
 
 var searchPipeline = []searchStage{
 	{"embed", embedQuery},
-	{"vector", vectorCandidates},
-	{"keyword", keywordCandidates},
+	{"candidates", bothLegs},
 	{"fuse", fuseByRank},
-	{"load", loadRows},
-	{"dedupe", foldDuplicates},
-	{"limit", cutToLimit},
+	{"collect", collectHits},
+}
+
+// bothLegs runs the vector and keyword legs at once: they are independent,
+// and the keyword leg waits on SQLite while the vector leg computes.
+func bothLegs(ctx context.Context, r *searchRun) error {
+	var kwErr error
+	var kwTime time.Duration
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		kwErr = keywordCandidates(ctx, r)
+		kwTime = time.Since(start)
+	}()
+	start := time.Now()
+	vecErr := vectorCandidates(ctx, r)
+	vecTime := time.Since(start)
+	<-done
+	r.timings["vector"], r.timings["keyword"] = vecTime, kwTime
+	return errors.Join(vecErr, kwErr)
 }
 
 func embedQuery(ctx context.Context, r *searchRun) error {
@@ -130,51 +148,44 @@ func fuseByRank(_ context.Context, r *searchRun) error {
 	return nil
 }
 
-// loadRows reads the candidates from the store, in rank order. A row that
-// was retired or deleted since the index answered is dropped.
-func loadRows(ctx context.Context, r *searchRun) error {
-	ids := make([]string, len(r.cands))
-	for i, c := range r.cands {
-		ids[i] = c.id
-	}
-	rows, err := r.svc.store.GetMany(ctx, ids)
-	if err != nil {
-		return fmt.Errorf("load rows: %w", err)
-	}
-	for _, c := range r.cands {
-		m, ok := rows[c.id]
-		if !ok || !m.Live() || !r.q.scope.Covers(m.Owner) {
-			continue
-		}
-		r.hits = append(r.hits, Hit{Memory: m, Score: c.cosine, Why: Why{
-			Vector: c.cosine, VectorRank: c.vectorRank,
-			Keyword: c.keyword, KeywordRank: c.keywordRank, Fused: c.fused,
-		}})
-	}
-	return nil
-}
-
-// foldDuplicates keeps one hit per text (case and spacing ignored): the
-// profile row when a profile row mirrors a fact, else the better ranked.
-func foldDuplicates(_ context.Context, r *searchRun) error {
+// collectHits reads candidates from the store in rank order, a few at a
+// time, until it has the limit: a row retired, deleted or out of scope
+// since the legs answered is skipped, and texts equal but for case and
+// spacing are folded into one hit (a profile row wins over the fact it
+// mirrors).
+func collectHits(ctx context.Context, r *searchRun) error {
 	seen := map[string]int{}
-	out := r.hits[:0]
-	for _, h := range r.hits {
-		key := NormalizeText(h.Memory.Content)
-		if i, ok := seen[key]; ok {
-			if h.Memory.Layer == LayerProfile && out[i].Memory.Layer != LayerProfile {
-				out[i] = h
-			}
-			continue
+	batch := max(2*r.q.limit, 10)
+	for start := 0; start < len(r.cands) && len(r.hits) < r.q.limit; start += batch {
+		cands := r.cands[start:min(start+batch, len(r.cands))]
+		ids := make([]string, len(cands))
+		for i, c := range cands {
+			ids[i] = c.id
 		}
-		seen[key] = len(out)
-		out = append(out, h)
+		rows, err := r.svc.store.GetMany(ctx, ids)
+		if err != nil {
+			return fmt.Errorf("load rows: %w", err)
+		}
+		for _, c := range cands {
+			m, ok := rows[c.id]
+			if !ok || !m.Live() || !r.q.scope.Covers(m.Owner) {
+				continue
+			}
+			h := Hit{Memory: m, Score: c.cosine, Why: Why{
+				Vector: c.cosine, VectorRank: c.vectorRank,
+				Keyword: c.keyword, KeywordRank: c.keywordRank, Fused: c.fused,
+			}}
+			key := NormalizeText(m.Content)
+			if i, dup := seen[key]; dup {
+				if m.Layer == LayerProfile && r.hits[i].Memory.Layer != LayerProfile {
+					r.hits[i] = h
+				}
+				continue
+			}
+			seen[key] = len(r.hits)
+			r.hits = append(r.hits, h)
+		}
 	}
-	r.hits = out
-	return nil
-}
-
-func cutToLimit(_ context.Context, r *searchRun) error {
 	if len(r.hits) > r.q.limit {
 		r.hits = r.hits[:r.q.limit]
 	}

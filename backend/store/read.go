@@ -77,6 +77,13 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 
 // Keyword ranks live rows in scope by BM25 over the porter-stemmed index;
 // a row matches when it has any of the terms.
+//
+// It first ranks the full-text index alone and keeps the best few hundred
+// matches, then filters those by owner, layer and retirement: the filter
+// costs a row lookup, and doing it for every match of a common word is
+// what made the keyword leg slow at 100k rows. When the filter leaves too
+// few (another owner's rows outrank yours), it ranks again with the filter
+// applied to every match.
 func (s *Store) Keyword(ctx context.Context, q memory.KeywordQuery) ([]memory.KeywordHit, error) {
 	if len(q.Terms) == 0 || q.Limit <= 0 {
 		return nil, nil
@@ -85,20 +92,31 @@ func (s *Store) Keyword(ctx context.Context, q memory.KeywordQuery) ([]memory.Ke
 	for i, t := range q.Terms {
 		quoted[i] = ftsQuote(t)
 	}
+	match := strings.Join(quoted, " OR ")
 	var w where
-	w.add("memories_fts MATCH ?", strings.Join(quoted, " OR "))
 	w.add("m.retired_at IS NULL")
 	w.layers("m.", q.Layers)
 	w.scope("m.", q.Scope)
-	var hits []memory.KeywordHit
-	err := s.query(ctx, `SELECT m.id, -bm25(memories_fts) FROM memories_fts
-		JOIN memories m ON m.seq = memories_fts.rowid`+w.sql()+` ORDER BY bm25(memories_fts) LIMIT ?`,
-		append(w.args, q.Limit), func(r *sql.Rows) error {
-			var h memory.KeywordHit
-			err := r.Scan(&h.ID, &h.Score)
-			hits = append(hits, h)
-			return err
-		})
+	prefilter := max(200, 10*q.Limit)
+	run := func(inner string, innerArgs []any) ([]memory.KeywordHit, int, error) {
+		var hits []memory.KeywordHit
+		seen := 0
+		err := s.query(ctx, `SELECT m.id, -f.score, f.total FROM (`+inner+`) f
+			JOIN memories m ON m.seq = f.rowid`+w.sql()+` ORDER BY f.score LIMIT ?`,
+			append(append(innerArgs, w.args...), q.Limit), func(r *sql.Rows) error {
+				var h memory.KeywordHit
+				err := r.Scan(&h.ID, &h.Score, &seen)
+				hits = append(hits, h)
+				return err
+			})
+		return hits, seen, err
+	}
+	hits, seen, err := run(`SELECT rowid, rank AS score, count(*) OVER () AS total FROM memories_fts
+		WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?`, []any{match, prefilter})
+	if err == nil && len(hits) < q.Limit && seen >= prefilter {
+		hits, _, err = run(`SELECT rowid, rank AS score, 0 AS total FROM memories_fts
+			WHERE memories_fts MATCH ?`, []any{match})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}

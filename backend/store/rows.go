@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unsafe"
 
 	"hyatlas/backend/memory"
 )
@@ -92,24 +93,43 @@ func jsonText(v any) (string, error) {
 	return string(b), nil
 }
 
+// littleEndian reports whether float32s can be copied to and from their
+// little-endian byte form as they lie in memory.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
 // encodeVector packs a vector as little-endian float32s.
 func encodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))
+	if littleEndian && len(v) > 0 {
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(b)))
+		return b
+	}
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	return b
 }
 
-func decodeVector(b []byte, dims int) ([]float32, error) {
+// decodeVector unpacks a vector blob into dst (reused when large enough).
+func decodeVector(dst []float32, b []byte, dims int) ([]float32, error) {
 	if len(b) != 4*dims {
 		return nil, fmt.Errorf("vector blob has %d bytes, want %d", len(b), 4*dims)
 	}
-	v := make([]float32, dims)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	if cap(dst) < dims {
+		dst = make([]float32, dims)
 	}
-	return v, nil
+	dst = dst[:dims]
+	if littleEndian && dims > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), len(b)), b)
+		return dst, nil
+	}
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return dst, nil
 }
 
 // placeholders returns "?, ?, ?" for n values.

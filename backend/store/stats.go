@@ -33,8 +33,8 @@ func (s *Store) Stats(ctx context.Context) (memory.StoreStats, error) {
 		{`SELECT count(*) FROM memories WHERE extract_state = 'pending' AND retired_at IS NULL`, func(r *sql.Rows) error {
 			return r.Scan(&st.Unextracted)
 		}},
-		{`SELECT e.embedder, count(*) FROM embeddings e JOIN memories m ON m.seq = e.memory_seq
-			WHERE m.retired_at IS NULL GROUP BY e.embedder`, func(r *sql.Rows) error {
+		{`SELECT embedder, count(*) FROM memories WHERE retired_at IS NULL AND embedder <> ''
+			GROUP BY embedder`, func(r *sql.Rows) error {
 			var e string
 			var n int
 			err := r.Scan(&e, &n)
@@ -62,24 +62,27 @@ func (s *Store) Stats(ctx context.Context) (memory.StoreStats, error) {
 	return st, nil
 }
 
-// ScanVectors streams every live row's vector made by embedder.
+// ScanVectors streams every live row's vector made by embedder. The
+// entry's Values is only valid during the call to fn: it is reused.
 func (s *Store) ScanVectors(ctx context.Context, embedder string, fn func(memory.IndexEntry) error) error {
+	var buf []float32
 	err := s.query(ctx, `SELECT m.id, m.layer, m.user_id, m.agent_id, e.dims, e.vector
 		FROM memories m JOIN embeddings e ON e.memory_seq = m.seq
-		WHERE m.retired_at IS NULL AND e.embedder = ?`, []any{embedder}, func(r *sql.Rows) error {
+		WHERE m.retired_at IS NULL AND m.embedder = ?`, []any{embedder}, func(r *sql.Rows) error {
 		var (
 			e     memory.IndexEntry
 			layer string
 			dims  int
-			blob  []byte
+			blob  sql.RawBytes
 		)
 		if err := r.Scan(&e.ID, &layer, &e.Owner.UserID, &e.Owner.AgentID, &dims, &blob); err != nil {
 			return err
 		}
-		v, err := decodeVector(blob, dims)
+		v, err := decodeVector(buf, blob, dims)
 		if err != nil {
 			return fmt.Errorf("memory %s: %w", e.ID, err)
 		}
+		buf = v
 		e.Layer, e.Values = memory.Layer(layer), v
 		return fn(e)
 	})
@@ -96,7 +99,7 @@ func (s *Store) Vector(ctx context.Context, id string) (memory.Vector, error) {
 		dims int
 		blob []byte
 	)
-	err := s.reader.QueryRowContext(ctx, `SELECT e.embedder, e.dims, e.vector FROM embeddings e
+	err := s.reader.QueryRowContext(ctx, `SELECT m.embedder, e.dims, e.vector FROM embeddings e
 		JOIN memories m ON m.seq = e.memory_seq WHERE m.id = ?`, id).Scan(&v.Embedder, &dims, &blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Vector{}, notFound(id)
@@ -104,7 +107,7 @@ func (s *Store) Vector(ctx context.Context, id string) (memory.Vector, error) {
 	if err != nil {
 		return memory.Vector{}, fmt.Errorf("read vector of %s: %w", id, err)
 	}
-	if v.Values, err = decodeVector(blob, dims); err != nil {
+	if v.Values, err = decodeVector(nil, blob, dims); err != nil {
 		return memory.Vector{}, fmt.Errorf("memory %s: %w", id, err)
 	}
 	return v, nil

@@ -94,6 +94,7 @@ func TestScanVectors(t *testing.T) {
 	retire(t, s, "retired")
 	got := map[string]memory.IndexEntry{}
 	if err := s.ScanVectors(ctx, testEmbedder, func(e memory.IndexEntry) error {
+		e.Values = slices.Clone(e.Values) // Values is reused after fn returns
 		got[e.ID] = e
 		return nil
 	}); err != nil {

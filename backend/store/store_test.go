@@ -152,7 +152,7 @@ func TestConcurrentInsertsAreDurable(t *testing.T) {
 	}
 	vectors := map[string][]float32{}
 	if err := s.ScanVectors(ctx, testEmbedder, func(e memory.IndexEntry) error {
-		vectors[e.ID] = e.Values
+		vectors[e.ID] = slices.Clone(e.Values) // Values is reused after fn returns
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -39,13 +39,13 @@ func insertRow(ctx context.Context, tx *sql.Tx, r memory.NewRow) error {
 	if err != nil {
 		return fmt.Errorf("encode metadata: %w", err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO memories (`+memoryColumns+`)
-		VALUES (`+placeholders(23)+`)`,
+	res, err := tx.ExecContext(ctx, `INSERT INTO memories (`+memoryColumns+`, embedder)
+		VALUES (`+placeholders(24)+`)`,
 		m.ID, string(m.Layer), m.Content, m.Owner.UserID, m.Owner.AgentID, m.SessionID,
 		m.Category, m.Strength, m.Source, srcIDs, md, millis(m.EventAt), millis(m.ValidTo),
 		millis(m.DueAt), m.CreatedAt.UnixMilli(), m.UpdatedAt.UnixMilli(), millis(m.RetiredAt),
 		m.RetiredBy, string(m.RetiredHow), m.RetireReason, m.UseCount, millis(m.LastUsedAt),
-		string(m.Extraction))
+		string(m.Extraction), embedderOf(r.Vector))
 	if err != nil {
 		return fmt.Errorf("insert memory %s: %w", m.ID, err)
 	}
@@ -59,11 +59,23 @@ func insertRow(ctx context.Context, tx *sql.Tx, r memory.NewRow) error {
 	return putVector(ctx, tx, seq, r.Vector)
 }
 
+// embedderOf is the embedder recorded on a row: none without a vector.
+func embedderOf(v memory.Vector) string {
+	if len(v.Values) == 0 {
+		return ""
+	}
+	return v.Embedder
+}
+
+// putVector stores a row's vector and records which embedder made it.
 func putVector(ctx context.Context, tx *sql.Tx, seq int64, v memory.Vector) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO embeddings (memory_seq, embedder, dims, vector)
-		VALUES (?, ?, ?, ?) ON CONFLICT (memory_seq) DO UPDATE SET
-		embedder = excluded.embedder, dims = excluded.dims, vector = excluded.vector`,
-		seq, v.Embedder, len(v.Values), encodeVector(v.Values))
+	_, err := tx.ExecContext(ctx, `INSERT INTO embeddings (memory_seq, dims, vector) VALUES (?, ?, ?)
+		ON CONFLICT (memory_seq) DO UPDATE SET dims = excluded.dims, vector = excluded.vector`,
+		seq, len(v.Values), encodeVector(v.Values))
+	if err == nil {
+		_, err = tx.ExecContext(ctx, `UPDATE memories SET embedder = ? WHERE seq = ? AND embedder <> ?`,
+			v.Embedder, seq, v.Embedder)
+	}
 	if err != nil {
 		return fmt.Errorf("store vector: %w", err)
 	}
@@ -139,6 +151,9 @@ func (s *Store) Update(ctx context.Context, id string, u memory.Update) (memory.
 
 // Retire marks a live row retired and records why.
 func (s *Store) Retire(ctx context.Context, id string, r memory.Retirement) (memory.Memory, error) {
+	if r.At.IsZero() {
+		return memory.Memory{}, fmt.Errorf("retire %s: the retirement time is missing", id)
+	}
 	var out memory.Memory
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		m, seq, err := lockedRow(ctx, tx, id)

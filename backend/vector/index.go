@@ -77,19 +77,19 @@ func (x *Index) Len() int {
 }
 
 // Upsert adds entries or replaces the vector, layer and owner of existing
-// ids. Vectors are normalised to unit length; a vector of the wrong length
-// or with NaN/Inf is refused and nothing of the call is applied.
+// ids. Vectors are stored normalised to unit length; a vector of the wrong
+// length or with NaN/Inf is refused and nothing of the call is applied.
 func (x *Index) Upsert(entries ...memory.IndexEntry) error {
-	unit := make([][]float32, len(entries))
+	scales := make([]float32, len(entries))
 	for i, e := range entries {
 		if len(e.Values) != x.dims {
 			return fmt.Errorf("vector for %s has %d dimensions, the index holds %d", e.ID, len(e.Values), x.dims)
 		}
-		v, ok := normalised(e.Values)
+		s, ok := unitScale(e.Values)
 		if !ok {
 			return fmt.Errorf("vector for %s is zero or not finite", e.ID)
 		}
-		unit[i] = v
+		scales[i] = s
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -102,7 +102,7 @@ func (x *Index) Upsert(entries ...memory.IndexEntry) error {
 			x.parts[key] = p
 		}
 		x.slots[e.ID] = slot{part: p, pos: p.n}
-		p.append(e.ID, x.intern(e.Owner.AgentID), unit[i], x.dims)
+		p.append(e.ID, x.intern(e.Owner.AgentID), e.Values, scales[i], x.dims)
 	}
 	return nil
 }
@@ -159,7 +159,8 @@ func (x *Index) intern(agent string) uint32 {
 
 func (p *partition) at(pos int) (*chunk, int) { return p.chunks[pos/chunkSize], pos % chunkSize }
 
-func (p *partition) append(id string, agent uint32, v []float32, dims int) {
+// append stores v scaled by scale, copying it straight into the chunk.
+func (p *partition) append(id string, agent uint32, v []float32, scale float32, dims int) {
 	if p.n%chunkSize == 0 && p.n/chunkSize == len(p.chunks) {
 		p.chunks = append(p.chunks, &chunk{
 			ids:    make([]string, 0, chunkSize),
@@ -170,7 +171,13 @@ func (p *partition) append(id string, agent uint32, v []float32, dims int) {
 	c := p.chunks[p.n/chunkSize]
 	c.ids = append(c.ids, id)
 	c.agents = append(c.agents, agent)
+	start := len(c.vecs)
 	c.vecs = append(c.vecs, v...)
+	if scale != 1 {
+		for i := start; i < len(c.vecs); i++ {
+			c.vecs[i] *= scale
+		}
+	}
 	p.n++
 }
 
@@ -194,18 +201,32 @@ func (p *partition) truncate(dims int) {
 	}
 }
 
-func normalised(v []float32) ([]float32, bool) {
+// unitScale returns the factor that makes v unit length: exactly 1 when
+// it already is (within float32 rounding), so stored unit vectors (all of
+// them, at start-up) are copied without arithmetic.
+func unitScale(v []float32) (float32, bool) {
 	var sum float64
 	for _, x := range v {
 		sum += float64(x) * float64(x)
 	}
 	if sum == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return 0, false
+	}
+	if math.Abs(sum-1) < 1e-6 {
+		return 1, true
+	}
+	return float32(1 / math.Sqrt(sum)), true
+}
+
+// normalised returns a unit-length copy of v.
+func normalised(v []float32) ([]float32, bool) {
+	s, ok := unitScale(v)
+	if !ok {
 		return nil, false
 	}
 	out := make([]float32, len(v))
-	inv := 1 / math.Sqrt(sum)
 	for i, x := range v {
-		out[i] = float32(float64(x) * inv)
+		out[i] = x * s
 	}
 	return out, true
 }

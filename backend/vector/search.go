@@ -114,23 +114,6 @@ func (x *Index) selectChunks(f memory.VectorFilter) ([]*chunk, int) {
 	return work, total
 }
 
-// dot is the inner product of two equal-length vectors, unrolled by four.
-func dot(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64(s0 + s1 + s2 + s3)
-}
-
 // topK keeps the k best hits in a min-heap.
 type topK struct {
 	k     int

@@ -23,19 +23,23 @@ CREATE TABLE memories (
     retire_reason TEXT    NOT NULL DEFAULT '',
     use_count     INTEGER NOT NULL DEFAULT 0,
     last_used_at  INTEGER,
-    extract_state TEXT    NOT NULL DEFAULT 'skipped'
+    extract_state TEXT    NOT NULL DEFAULT 'skipped',
+    embedder      TEXT    NOT NULL DEFAULT ''  -- the model that made the row's vector; '' = none
 );
 CREATE INDEX memories_created    ON memories(created_at, seq);
 CREATE INDEX memories_user       ON memories(user_id, created_at);
 CREATE INDEX memories_layer      ON memories(layer, created_at);
-CREATE INDEX memories_live_layer ON memories(layer) WHERE retired_at IS NULL;
-CREATE INDEX memories_retired_by ON memories(retired_by) WHERE retired_by <> '';
-CREATE INDEX memories_pending    ON memories(created_at) WHERE extract_state = 'pending';
+-- Partial indexes make the status counts index-only.
+CREATE INDEX memories_live_layer    ON memories(layer) WHERE retired_at IS NULL;
+CREATE INDEX memories_live_embedder ON memories(embedder) WHERE retired_at IS NULL;
+CREATE INDEX memories_retired       ON memories(layer) WHERE retired_at IS NOT NULL;
+CREATE INDEX memories_retired_by    ON memories(retired_by) WHERE retired_by <> '';
+CREATE INDEX memories_pending       ON memories(created_at) WHERE extract_state = 'pending' AND retired_at IS NULL;
 
--- One vector per row, tagged with the embedder that made it.
+-- One vector per row (little-endian float32s); memories.embedder names
+-- the model that made it.
 CREATE TABLE embeddings (
     memory_seq INTEGER PRIMARY KEY REFERENCES memories(seq) ON DELETE CASCADE,
-    embedder   TEXT    NOT NULL,
     dims       INTEGER NOT NULL,
     vector     BLOB    NOT NULL
 );

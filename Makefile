@@ -1,0 +1,54 @@
+# HyAtlas Desktop. `make run` runs the app; `make test` passes the tests.
+# Both install what they need first (build/scripts/deps.sh, idempotent).
+
+SHELL   := /bin/bash
+GO      ?= go
+BIN     := build/bin/hyatlas
+TAGS    := desktop,production,webkit2_41
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X hyatlas/backend/engine.Version=$(VERSION)
+GOFILES  = $(shell find . -name '*.go' -not -path './frontend/node_modules/*' -not -path './build/*')
+
+.PHONY: run test build binary deps frontend check-go e2e bench clean
+
+## run: build and start HyAtlas (the window, or headless without a display)
+run: build
+	./$(BIN)
+
+## build: the desktop binary with the frontend inside
+build: deps frontend binary
+
+binary:
+	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+deps:
+	@build/scripts/deps.sh
+
+frontend:
+	cd frontend && npm run --silent build
+
+## test: every check CI runs
+test: deps frontend
+	cd frontend && npm run --silent check && npm test --silent
+	$(MAKE) --no-print-directory check-go
+	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory binary
+	$(MAKE) --no-print-directory e2e
+
+check-go:
+	@unformatted=$$(gofmt -l $(GOFILES)); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) mod tidy -diff
+	$(GO) vet ./...
+	$(GO) vet -tags e2e ./app/
+
+## e2e: the built binary's window under Xvfb and its dashboard in Chromium
+e2e:
+	HYATLAS_BIN=$(CURDIR)/$(BIN) xvfb-run -a -s '-screen 0 1280x800x24' \
+		dbus-run-session -- $(GO) test -tags e2e -count=1 -v ./app/ 2>&1 | grep -v '^dbus-daemon' ; exit $${PIPESTATUS[0]}
+
+## bench: the performance targets (writes a table; see README)
+bench: build
+	./$(BIN) bench
+
+clean:
+	rm -rf build/bin frontend/dist/app
