@@ -5,7 +5,7 @@ SHELL   := /bin/bash
 GO      ?= go
 BIN     := build/bin/hyatlas
 TAGS    := desktop,production,webkit2_41
-VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION := 0.1.0+$(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X hyatlas/backend/engine.Version=$(VERSION)
 GOFILES  = $(shell find . -name '*.go' -not -path './frontend/node_modules/*' -not -path './build/*')
 

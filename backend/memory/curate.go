@@ -13,6 +13,9 @@ const (
 	maxReasonLen   = 1000
 	maxCategoryLen = 64
 	minForgetText  = 3
+	// minForgetContains keeps a short text from retiring every row that
+	// happens to contain it (forgetting "the").
+	minForgetContains = 8
 )
 
 // EditInput changes a memory by hand. Nil fields are left alone.
@@ -169,8 +172,8 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) 
 	if text == "" {
 		return nil, Errorf(EBADREQUEST, "text required")
 	}
-	if len([]rune(text)) < minForgetText {
-		return nil, Errorf(EINVALID, "text must be at least %d characters", minForgetText)
+	if n := len([]rune(text)); n < minForgetText || (in.Contains && n < minForgetContains) {
+		return nil, Errorf(EINVALID, "text must be at least %d characters (%d with contains)", minForgetText, minForgetContains)
 	}
 	reason := in.Reason
 	if reason == "" {

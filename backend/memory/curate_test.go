@@ -150,7 +150,7 @@ func TestForget(t *testing.T) {
 	if _, err := r.svc.Restore(ctx, exact.ID); err != nil {
 		t.Errorf("forget is not reversible: %v", err)
 	}
-	for _, in := range []memory.ForgetInput{{Text: ""}, {Text: "ab"}} {
+	for _, in := range []memory.ForgetInput{{Text: ""}, {Text: "ab"}, {Text: "tabs", Contains: true}} {
 		if _, err := r.svc.Forget(ctx, in); err == nil {
 			t.Errorf("forget %+v accepted", in)
 		}
