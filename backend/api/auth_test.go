@@ -62,8 +62,27 @@ func TestAuth(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
 		t.Fatalf("sign-in: status %d cookie %+v", res.StatusCode, cookie)
 	}
-	if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: map[string]string{"Cookie": "hyatlas_session=" + cookie.Value}}); r.status != 200 {
-		t.Errorf("cookie session refused: %d", r.status)
+	if cookie.Value == testToken || strings.Contains(cookie.Value, testToken) {
+		t.Fatal("the session cookie carries the API token")
+	}
+	session := "hyatlas_session=" + cookie.Value
+	for name, h := range map[string]map[string]string{
+		"no Origin":        {"Cookie": session},
+		"own Origin":       {"Cookie": session, "Origin": a.srv.URL, "Sec-Fetch-Site": "same-origin"},
+		"typed in the tab": {"Cookie": session, "Sec-Fetch-Site": "none"},
+	} {
+		if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: h}); r.status != 200 {
+			t.Errorf("cookie session, %s: %d", name, r.status)
+		}
+	}
+	// A page on another local port shares the cookie but not the origin.
+	for name, h := range map[string]map[string]string{
+		"other loopback Origin": {"Cookie": session, "Origin": "http://127.0.0.1:1"},
+		"same-site fetch":       {"Cookie": session, "Sec-Fetch-Site": "same-site"},
+	} {
+		if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: h}); r.status != 401 {
+			t.Errorf("cookie session, %s: %d, want 401", name, r.status)
+		}
 	}
 	res, err = noRedirect.Get(a.srv.URL + "/dashboard/?code=" + code)
 	if err != nil {
@@ -80,6 +99,16 @@ func TestAuth(t *testing.T) {
 
 func TestAuthOff(t *testing.T) {
 	a := newAPI(t, rigOpts{auth: false})
+	// A page on another local port can send a "simple" POST without a
+	// preflight; it must not write.
+	simple := req{method: "POST", path: "/api/v1/add", body: `{"text":"from a web page"}`, noAuth: true,
+		headers: map[string]string{"Origin": "http://127.0.0.1:8000", "Content-Type": "text/plain"}}
+	if r := a.do(simple); r.status != 403 {
+		t.Errorf("cross-origin text/plain POST: %d, want 403", r.status)
+	}
+	if st, _ := a.mem.Stats(t.Context()); st.Writes != 0 {
+		t.Errorf("it wrote: %+v", st)
+	}
 	if r := a.do(req{method: "POST", path: "/api/v1/add", body: `{"text":"no token needed"}`, noAuth: true}); r.status != 200 {
 		t.Errorf("HYATLAS_AUTH=off: %d %s", r.status, r.body)
 	}

@@ -10,12 +10,16 @@ import (
 
 // dashboard serves the built frontend under /dashboard/. A ?code= from a
 // one-time sign-in link becomes an HttpOnly, SameSite=Strict session cookie
-// and the code is dropped from the address.
+// (a random session id) and the code is dropped from the address.
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if code := r.URL.Query().Get("code"); code != "" {
-		if !s.cfg.Auth || s.codes.redeem(code) {
-			if s.cfg.Auth {
-				http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.cfg.Token, Path: "/",
+		session := ""
+		if s.cfg.Auth {
+			session = s.signIn.redeem(code)
+		}
+		if !s.cfg.Auth || session != "" {
+			if session != "" {
+				http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: session, Path: "/",
 					HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			}
 			http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)

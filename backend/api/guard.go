@@ -37,11 +37,29 @@ func (g guard) check(r *http.Request) error {
 		return memory.Errorf(codeRefused, "cross-site request refused")
 	}
 	if origin, ok := r.Header["Origin"]; ok {
-		if !g.originAllowed(strings.Join(origin, ""), r.Host) {
+		o := strings.Join(origin, "")
+		if !g.originAllowed(o, r.Host) {
 			return memory.Errorf(codeRefused, "cross-origin request refused")
+		}
+		// A page may send a "simple" cross-origin POST (text/plain, form)
+		// without asking first; a JSON one needs a preflight, which this
+		// server never grants. So a write from another origin must be JSON.
+		if !sameOriginURL(o, r.Host) && r.Method != http.MethodGet && r.Method != http.MethodHead &&
+			!isJSON(r.Header.Get("Content-Type")) {
+			return memory.Errorf(codeRefused, "a write from another origin must be sent as application/json")
 		}
 	}
 	return nil
+}
+
+func sameOriginURL(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && strings.EqualFold(u.Host, host)
+}
+
+func isJSON(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }
 
 func (g guard) hostAllowed(host string) bool {

@@ -125,13 +125,18 @@ func (a *apiRig) post(path string, body any, want int) map[string]any {
 	return r.json(a.t)
 }
 
-// counts is a fingerprint of everything a bad request must not change.
+// counts is a fingerprint of everything a bad request must not change:
+// the counts and every row, retired ones included.
 func (a *apiRig) counts() string {
 	a.t.Helper()
 	st, err := a.mem.Stats(context.Background())
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	b, _ := json.Marshal([]any{st.Live, st.Retired, st.Writes, st.IndexLen, st.Vectors})
+	rows, err := a.mem.List(context.Background(), memory.ListInput{IncludeRaw: true, IncludeRetired: true, Limit: memory.MaxListLimit})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	b, _ := json.Marshal([]any{st.Live, st.Retired, st.Writes, st.IndexLen, st.Vectors, rows.Memories})
 	return string(b)
 }

@@ -47,7 +47,11 @@ func (s *Server) register() {
 	for _, path := range order {
 		s.mux.Handle(path, s.methods(byPath[path]))
 	}
-	s.mux.Handle("/", s.methods(map[string]handlerFunc{"GET": s.root, "POST": s.root}))
+	s.mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.root(w, r); err != nil {
+			writeError(w, r, s.log, err)
+		}
+	}))
 }
 
 // methods dispatches on the request method; HEAD is served as GET.
@@ -78,9 +82,10 @@ func (s *Server) methods(hs map[string]handlerFunc) http.Handler {
 	})
 }
 
-// root sends people to the dashboard and answers unknown paths with 404.
+// root sends people to the dashboard and answers unknown paths with 404,
+// whatever the method.
 func (s *Server) root(w http.ResponseWriter, r *http.Request) error {
-	if r.URL.Path == "/" && r.Method == "GET" {
+	if r.URL.Path == "/" && (r.Method == "GET" || r.Method == "HEAD") {
 		http.Redirect(w, r, "/dashboard/", http.StatusFound)
 		return nil
 	}

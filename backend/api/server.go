@@ -39,13 +39,13 @@ type Config struct {
 
 // Server holds the API's dependencies.
 type Server struct {
-	cfg   Config
-	mem   *memory.Service
-	flush func(context.Context) error
-	guard guard
-	codes signInCodes
-	mux   *http.ServeMux
-	log   *slog.Logger
+	cfg    Config
+	mem    *memory.Service
+	flush  func(context.Context) error
+	guard  guard
+	signIn signIns
+	mux    *http.ServeMux
+	log    *slog.Logger
 }
 
 // New builds the API over a memory service. flush is called by
@@ -108,9 +108,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, inProcess bool) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// sessionCookie holds the token for the browser dashboard.
+// sessionCookie holds a dashboard session id (not the token).
 const sessionCookie = "hyatlas_session"
 
+// authorized accepts the bearer token from any client, and a dashboard
+// session cookie only on a same-origin request: a page served from another
+// local port shares the cookie (cookies ignore ports) but not the origin.
 func (s *Server) authorized(r *http.Request) bool {
 	if !s.cfg.Auth {
 		return true
@@ -119,10 +122,20 @@ func (s *Server) authorized(r *http.Request) bool {
 		scheme, tok, ok := strings.Cut(h, " ")
 		return ok && strings.EqualFold(scheme, "Bearer") && tokenEqual(strings.TrimSpace(tok), s.cfg.Token)
 	}
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		return tokenEqual(c.Value, s.cfg.Token)
+	c, err := r.Cookie(sessionCookie)
+	return err == nil && sameOrigin(r) && s.signIn.validSession(c.Value)
+}
+
+// sameOrigin reports whether a request did not come from another origin:
+// no Origin or our own, and no Sec-Fetch-Site other than same-origin/none.
+func sameOrigin(r *http.Request) bool {
+	switch strings.ToLower(r.Header.Get("Sec-Fetch-Site")) {
+	case "", "same-origin", "none":
+	default:
+		return false
 	}
-	return false
+	origin := r.Header.Get("Origin")
+	return origin == "" || strings.EqualFold(origin, "http://"+r.Host) || strings.EqualFold(origin, "https://"+r.Host)
 }
 
 // DashboardURL returns a one-time sign-in link to the browser dashboard for
@@ -131,5 +144,5 @@ func (s *Server) DashboardURL(base string) string {
 	if !s.cfg.Auth {
 		return base + "/dashboard/"
 	}
-	return base + "/dashboard/?code=" + s.codes.issue()
+	return base + "/dashboard/?code=" + s.signIn.issueCode()
 }

@@ -36,23 +36,32 @@ func LoadOrCreateToken(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create config dir: %w", err)
 	}
-	tok = randomHex(32)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return ReadToken(dir) // another process created it first
-	}
+	// Write a complete file under a temporary name, then link it into
+	// place: a reader never sees a half-written token, and of two
+	// processes creating it at once one wins and the other reads it.
+	tmp, err := os.CreateTemp(dir, TokenFile+".*")
 	if err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	tok = randomHex(32)
+	if err := tmp.Chmod(0o600); err != nil {
+		_ = tmp.Close()
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	if _, err := tmp.WriteString(tok + "\n"); err != nil {
+		_ = tmp.Close()
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	if err := errors.Join(tmp.Sync(), tmp.Close()); err != nil {
+		return "", fmt.Errorf("write token: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+		return ReadToken(dir) // another process created it first
+	} else if err != nil {
 		return "", fmt.Errorf("create %s: %w", path, err)
 	}
-	if _, err := f.WriteString(tok + "\n"); err != nil {
-		_ = f.Close()
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	return tok, f.Close()
+	return tok, nil
 }
 
 // ReadToken reads the token file; a missing file is fs.ErrNotExist.
@@ -78,35 +87,57 @@ func tokenEqual(a, b string) bool {
 	return len(a) == len(b) && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// signInCodes are one-time codes that turn a dashboard link into a session
-// cookie. A code works once; at most maxCodes are outstanding, the oldest
-// dropped first.
-type signInCodes struct {
-	mu    sync.Mutex
-	codes []string
+// signIns holds the dashboard's one-time sign-in codes and the sessions
+// they became. A code works once; a session is a random id (never the API
+// token), valid until the server stops. At most maxSignIns of each are
+// kept, the oldest dropped first.
+type signIns struct {
+	mu       sync.Mutex
+	codes    []string
+	sessions []string
 }
 
-const maxCodes = 16
+const maxSignIns = 64
 
-func (c *signInCodes) issue() string {
+func (c *signIns) issueCode() string {
 	code := randomHex(16)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.codes = append(c.codes, code)
-	if len(c.codes) > maxCodes {
-		c.codes = c.codes[1:]
-	}
+	c.codes = pushBounded(c.codes, code)
 	return code
 }
 
-func (c *signInCodes) redeem(code string) bool {
+// redeem turns a valid code into a new session id ("" if the code is
+// unknown or used).
+func (c *signIns) redeem(code string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, k := range c.codes {
 		if tokenEqual(k, code) {
 			c.codes = append(c.codes[:i], c.codes[i+1:]...)
+			session := randomHex(32)
+			c.sessions = pushBounded(c.sessions, session)
+			return session
+		}
+	}
+	return ""
+}
+
+func (c *signIns) validSession(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.sessions {
+		if tokenEqual(s, id) {
 			return true
 		}
 	}
 	return false
+}
+
+func pushBounded(list []string, v string) []string {
+	list = append(list, v)
+	if len(list) > maxSignIns {
+		list = list[1:]
+	}
+	return list
 }

@@ -129,19 +129,19 @@ func printUsage(w io.Writer) {
 func parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
-	for {
+	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
 			return nil, usageError{err.Error()}
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...) // everything after -- is an argument
 			break
 		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
+		if len(rest) == 0 {
 			break
 		}
-		pos, args = append(pos, args[0]), args[1:]
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
 	if len(pos) < minPos || (maxPos >= 0 && len(pos) > maxPos) {
 		return nil, usageError{fmt.Sprintf("%s: wrong number of arguments", fs.Name())}

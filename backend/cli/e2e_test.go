@@ -61,8 +61,10 @@ func TestKill9_KeepsAcknowledgedWrites(t *testing.T) {
 			}
 		}(w)
 	}
-	for total.Load() < 400 {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(60 * time.Second); total.Load() < 400; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d writes acknowledged in 60 s; output:\n%s", total.Load(), in.out.String())
+		}
 	}
 	if err := in.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -139,6 +141,13 @@ func TestSecondServerIsRefused(t *testing.T) {
 	out, code := in.run("serve")
 	if code != 1 || !strings.Contains(out, "already running") {
 		t.Errorf("second serve: exit %d: %s", code, out)
+	}
+	// Another port, same data: the data directory's lock refuses it.
+	other := *in
+	other.env = append(append([]string{}, in.env...), fmt.Sprintf("HYATLAS_GO_PORT=%d", freePort(t)))
+	out, code = other.run("serve")
+	if code != 1 || !strings.Contains(out, "another HyAtlas is using this data directory") {
+		t.Errorf("second serve on another port: exit %d: %s", code, out)
 	}
 }
 

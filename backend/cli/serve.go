@@ -64,6 +64,11 @@ func serve(ctx context.Context, e Env, gui GUI) error {
 	if running(ctx, cfg) {
 		return fmt.Errorf("HyAtlas is already running at http://%s (not starting a second server)", cfg.Addr())
 	}
+	// Catch a stop request from here on, so one that arrives while opening
+	// still ends in a clean Close.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	eng, err := engine.Open(ctx, cfg, engine.Options{Logger: log, Assets: e.Assets})
 	if err != nil {
@@ -88,11 +93,9 @@ func serve(ctx context.Context, e Env, gui GUI) error {
 	fmt.Fprintf(e.Stdout, "Data: %s\n", cfg.Paths.Data)
 
 	if gui != nil {
+		signal.Stop(sig) // the window handles its own signals
 		return gui(ctx, eng)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
 	select {
 	case s := <-sig:
 		log.Info("stopping", "signal", s.String())

@@ -75,9 +75,13 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		return nil, err
 	}
 	index := vector.New(emb.Info().Dims)
-	if err := loadIndex(ctx, st, index, emb.Info().ID, emb.Info().Dims); err != nil {
+	skipped, err := loadIndex(ctx, st, index, emb.Info().ID, emb.Info().Dims)
+	if err != nil {
 		_ = st.Close()
 		return nil, err
+	}
+	if len(skipped) > 0 {
+		log.Warn("saved vectors that cannot be indexed were dropped; the rows are kept", "rows", len(skipped))
 	}
 	svc, err := memory.NewService(memory.Config{
 		Mode: cfg.Mode, LLM: llmState(cfg), Aliases: cfg.Aliases, MinScore: cfg.MinScore, Admin: cfg.Admin,
@@ -117,7 +121,10 @@ func llmState(cfg config.Config) memory.LLMState {
 // Reading SQLite and filling the index each take about half the time, so
 // they run in two goroutines passing batches through a small ring of
 // reused buffers (the store reuses each row's buffer; batches copy it).
-func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedder string, dims int) error {
+// A row whose saved vector cannot be indexed (wrong length, zero, NaN) is
+// not fatal: its vector is dropped, so the row stays in the store, counts
+// as waiting for an embedding, and the index and store agree.
+func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedder string, dims int) (skipped []string, err error) {
 	const batchRows = 256
 	type batch struct {
 		entries []memory.IndexEntry
@@ -141,8 +148,9 @@ func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedd
 	}()
 	var cur *batch
 	scanErr := st.ScanVectors(ctx, embedder, func(e memory.IndexEntry) error {
-		if len(e.Values) != dims {
-			return fmt.Errorf("memory %s has a %d-d vector from %s, want %d", e.ID, len(e.Values), embedder, dims)
+		if len(e.Values) != dims || !vector.Indexable(e.Values) {
+			skipped = append(skipped, e.ID)
+			return nil
 		}
 		if cur == nil {
 			cur = <-free
@@ -160,10 +168,10 @@ func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedd
 		full <- cur
 	}
 	close(full)
-	if err := errors.Join(scanErr, <-done); err != nil {
-		return fmt.Errorf("rebuild vector index: %w", err)
+	if err := errors.Join(scanErr, <-done, st.DropVectors(ctx, skipped)); err != nil {
+		return skipped, fmt.Errorf("rebuild vector index: %w", err)
 	}
-	return nil
+	return skipped, nil
 }
 
 // Listen binds the configured address and serves the API until Close. It

@@ -56,8 +56,8 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 			return Memory{}, Errorf(EINVALID, "strength must be between 0 and 1")
 		}
 	}
-	s.indexSync.RLock()
-	defer s.indexSync.RUnlock()
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
 	m, err := s.store.Update(ctx, strings.TrimSpace(id), u)
 	if err != nil {
 		return Memory{}, err
@@ -96,8 +96,8 @@ func (s *Service) Retire(ctx context.Context, id string, in RetireInput) (Memory
 }
 
 func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, error) {
-	s.indexSync.RLock()
-	defer s.indexSync.RUnlock()
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
 	m, err := s.store.Retire(ctx, id, r)
 	if err != nil {
 		return Memory{}, err
@@ -109,8 +109,8 @@ func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, 
 // Restore brings a retired memory back exactly as it was, and records that
 // it did. Restoring a live row is an ECONFLICT error.
 func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
-	s.indexSync.RLock()
-	defer s.indexSync.RUnlock()
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
 	m, err := s.store.Restore(ctx, strings.TrimSpace(id), s.now().UTC())
 	if err != nil {
 		return Memory{}, err
@@ -143,8 +143,8 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 }
 
 func (s *Service) deleteWhere(ctx context.Context, f DeleteFilter) (int, error) {
-	s.indexSync.RLock()
-	defer s.indexSync.RUnlock()
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
 	ids, err := s.store.Delete(ctx, f)
 	if err != nil {
 		return 0, fmt.Errorf("delete memories: %w", err)
@@ -164,9 +164,10 @@ type ForgetInput struct {
 	Reason   string
 }
 
-// Forget retires every live memory of the owner whose text equals Text
-// (case and spacing ignored) or, with Contains, contains it. It is
-// reversible: each row is retired as "forgotten" and can be restored.
+// Forget retires every live memory of the owner (its alias group; the
+// default user when none is given) whose text equals Text (case and
+// spacing ignored) or, with Contains, contains it. It is reversible: each
+// row is retired as "forgotten" and can be restored.
 func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) {
 	text := NormalizeText(in.Text)
 	if text == "" {
@@ -179,7 +180,11 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) 
 	if reason == "" {
 		reason = "asked to forget"
 	}
-	rows, err := s.store.FindByContent(ctx, s.scope([]string{in.UserID}, in.AgentID), text, in.Contains)
+	user := strings.TrimSpace(in.UserID)
+	if user == "" {
+		user = DefaultUserID // as a write without a user: never every user's rows
+	}
+	rows, err := s.store.FindByContent(ctx, s.scope([]string{user}, in.AgentID), text, in.Contains)
 	if err != nil {
 		return nil, fmt.Errorf("find memories to forget: %w", err)
 	}

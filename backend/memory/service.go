@@ -36,8 +36,12 @@ type Deps struct {
 // vectors). Every method is safe for concurrent use.
 //
 // Consistency rule: a change is committed to the store first, then applied
-// to the index, under indexSync's read lock; Ready takes the write lock, so
-// it sees the two agree whenever no change is half applied.
+// to the index, and both happen under indexSync. Adds create new ids, so
+// they hold the read lock and run side by side; every change to an
+// existing row (edit, retire, restore, delete) holds the write lock, so two
+// changes to one row can never apply to the index in another order than
+// they committed. Ready holds the write lock too, so it sees the two agree
+// whenever no change is half applied. Nothing takes indexSync twice.
 type Service struct {
 	cfg      Config
 	store    Store
@@ -107,7 +111,7 @@ func (s *Service) Ready(ctx context.Context) error {
 	if err != nil {
 		return Errorf(EUNAVAILABLE, "embedder %s failed: %v", info.ID, err)
 	}
-	if len(vecs) != 1 || len(vecs[0]) != info.Dims || !finite(vecs[0]) {
+	if len(vecs) != 1 || len(vecs[0]) != info.Dims || !usable(vecs[0]) {
 		return Errorf(EUNAVAILABLE, "embedder %s returned a malformed vector", info.ID)
 	}
 	if _, err := s.index.Search(ctx, vecs[0], 1, VectorFilter{}); err != nil {
@@ -149,13 +153,16 @@ func (s *Service) countSearch(ctx context.Context) {
 	}
 }
 
-func finite(v []float32) bool {
+// usable reports whether v can be indexed: finite and not all zero.
+func usable(v []float32) bool {
+	nonZero := false
 	for _, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 			return false
 		}
+		nonZero = nonZero || x != 0
 	}
-	return true
+	return nonZero
 }
 
 func (s *Service) embedOne(ctx context.Context, text string, p EmbedPurpose) (Vector, error) {
@@ -163,10 +170,11 @@ func (s *Service) embedOne(ctx context.Context, text string, p EmbedPurpose) (Ve
 	if err != nil {
 		return Vector{}, fmt.Errorf("embed: %w", err)
 	}
-	if len(vecs) != 1 || !finite(vecs[0]) {
-		return Vector{}, fmt.Errorf("embed: embedder returned a malformed vector")
+	info := s.embedder.Info()
+	if len(vecs) != 1 || len(vecs[0]) != info.Dims || !usable(vecs[0]) {
+		return Vector{}, fmt.Errorf("embed: %s returned a malformed vector", info.ID)
 	}
-	return Vector{Embedder: s.embedder.Info().ID, Values: vecs[0]}, nil
+	return Vector{Embedder: info.ID, Values: vecs[0]}, nil
 }
 
 // indexRow puts a committed live row in the index. A failure cannot lose

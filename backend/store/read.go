@@ -82,8 +82,8 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 // matches, then filters those by owner, layer and retirement: the filter
 // costs a row lookup, and doing it for every match of a common word is
 // what made the keyword leg slow at 100k rows. When the filter leaves too
-// few (another owner's rows outrank yours), it ranks again with the filter
-// applied to every match.
+// few and there were more matches (another owner's rows outrank yours), it
+// ranks again with the filter applied to every match.
 func (s *Store) Keyword(ctx context.Context, q memory.KeywordQuery) ([]memory.KeywordHit, error) {
 	if len(q.Terms) == 0 || q.Limit <= 0 {
 		return nil, nil
@@ -98,24 +98,39 @@ func (s *Store) Keyword(ctx context.Context, q memory.KeywordQuery) ([]memory.Ke
 	w.layers("m.", q.Layers)
 	w.scope("m.", q.Scope)
 	prefilter := max(200, 10*q.Limit)
-	run := func(inner string, innerArgs []any) ([]memory.KeywordHit, int, error) {
-		var hits []memory.KeywordHit
-		seen := 0
-		err := s.query(ctx, `SELECT m.id, -f.score, f.total FROM (`+inner+`) f
-			JOIN memories m ON m.seq = f.rowid`+w.sql()+` ORDER BY f.score LIMIT ?`,
-			append(append(innerArgs, w.args...), q.Limit), func(r *sql.Rows) error {
+
+	// The best matches of the index alone, each joined to its row only if
+	// the row passes the filter (a NULL id otherwise), with the number of
+	// matches in all.
+	var hits []memory.KeywordHit
+	total := 0
+	err := s.query(ctx, `SELECT m.id, -f.score, f.total FROM (
+			SELECT rowid, rank AS score, count(*) OVER () AS total FROM memories_fts
+			WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f
+		LEFT JOIN memories m ON m.seq = f.rowid AND `+w.and()+` ORDER BY f.score`,
+		append([]any{match, prefilter}, w.args...), func(r *sql.Rows) error {
+			var id sql.NullString
+			var h memory.KeywordHit
+			if err := r.Scan(&id, &h.Score, &total); err != nil {
+				return err
+			}
+			if id.Valid && len(hits) < q.Limit {
+				h.ID = id.String
+				hits = append(hits, h)
+			}
+			return nil
+		})
+	if err == nil && len(hits) < q.Limit && total > prefilter {
+		hits = hits[:0]
+		err = s.query(ctx, `SELECT m.id, -bm25(memories_fts) FROM memories_fts
+			JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ? AND `+w.and()+`
+			ORDER BY bm25(memories_fts) LIMIT ?`, append(append([]any{match}, w.args...), q.Limit),
+			func(r *sql.Rows) error {
 				var h memory.KeywordHit
-				err := r.Scan(&h.ID, &h.Score, &seen)
+				err := r.Scan(&h.ID, &h.Score)
 				hits = append(hits, h)
 				return err
 			})
-		return hits, seen, err
-	}
-	hits, seen, err := run(`SELECT rowid, rank AS score, count(*) OVER () AS total FROM memories_fts
-		WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?`, []any{match, prefilter})
-	if err == nil && len(hits) < q.Limit && seen >= prefilter {
-		hits, _, err = run(`SELECT rowid, rank AS score, 0 AS total FROM memories_fts
-			WHERE memories_fts MATCH ?`, []any{match})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)

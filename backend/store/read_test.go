@@ -266,3 +266,25 @@ func TestFindByContent(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyword_OtherOwnersOutrankYours: when more than the prefilter's worth
+// of another owner's rows rank above the caller's only match, the caller
+// still finds it (the second, filtered pass).
+func TestKeyword_OtherOwnersOutrankYours(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	var rows []memory.NewRow
+	for i := range 300 {
+		rows = append(rows, row(fmt.Sprintf("u2-%03d", i), "pasta pasta", ownedBy("u2", "")))
+	}
+	rows = append(rows, row("mine", "a long note that mentions pasta once among many other words", ownedBy("u1", "")))
+	insert(t, s, rows...)
+	hits, err := s.Keyword(ctx, memory.KeywordQuery{Terms: []string{"pasta"}, Scope: memory.Scope{UserIDs: []string{"u1"}}, Limit: 15})
+	if err != nil || len(hits) != 1 || hits[0].ID != "mine" {
+		t.Fatalf("hits = %v, %v; want [mine]", hits, err)
+	}
+	hits, _ = s.Keyword(ctx, memory.KeywordQuery{Terms: []string{"pasta"}, Limit: 15})
+	if len(hits) != 15 {
+		t.Errorf("unscoped: %d hits, want 15", len(hits))
+	}
+}

@@ -175,6 +175,14 @@ func (w *where) layers(a string, ls []memory.Layer) {
 	w.in(a+"layer", vals)
 }
 
+// and joins the conditions with AND, for an ON clause ("1" when none).
+func (w *where) and() string {
+	if len(w.conds) == 0 {
+		return "1"
+	}
+	return "(" + strings.Join(w.conds, " AND ") + ")"
+}
+
 func (w *where) sql() string {
 	if len(w.conds) == 0 {
 		return ""

@@ -37,6 +37,7 @@ var ErrClosed = memory.Errorf(memory.EUNAVAILABLE, "the store is closed")
 // Store implements memory.Store on SQLite.
 type Store struct {
 	path   string
+	lock   *dirLock
 	reader *sql.DB
 	writer *sql.DB
 
@@ -61,18 +62,25 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	path := filepath.Join(dir, FileName)
-	writer, err := openDB(path, 1)
+	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, writer: writer}
+	path := filepath.Join(dir, FileName)
+	writer, err := openDB(path, 1)
+	if err != nil {
+		_ = lock.release()
+		return nil, err
+	}
+	s := &Store{path: path, lock: lock, writer: writer}
 	if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err != nil {
 		_ = writer.Close()
+		_ = lock.release()
 		return nil, err
 	}
 	if s.reader, err = openDB(path, max(4, runtime.GOMAXPROCS(0)*2)); err != nil {
 		_ = writer.Close()
+		_ = lock.release()
 		return nil, err
 	}
 	s.ops = make(chan writeOp, maxBatch)
@@ -120,7 +128,7 @@ func (s *Store) Close() error {
 	s.closeMu.Unlock()
 	<-s.loopDone
 	_, cpErr := s.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
-	return errors.Join(cpErr, s.reader.Close(), s.writer.Close())
+	return errors.Join(cpErr, s.reader.Close(), s.writer.Close(), s.lock.release())
 }
 
 // write runs fn in the shared write transaction and returns once the
@@ -175,40 +183,54 @@ func (s *Store) writeLoop() {
 	}
 }
 
-// commit runs a batch in one transaction, each op in its own savepoint.
+// commit runs a batch in one transaction, each op in its own savepoint:
+// an op that fails is rolled back alone and the others commit. If SQLite
+// cannot keep the transaction (a savepoint statement fails: disk full, I/O
+// error), the whole batch fails and nothing of it is written.
 func (s *Store) commit(batch []writeOp) {
 	errs := make([]error, len(batch))
-	finish := func(err error) {
+	defer func() {
 		for i, op := range batch {
-			if errs[i] == nil {
-				errs[i] = err
-			}
 			op.done <- errs[i]
 		}
-	}
+	}()
 	ctx := context.Background()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		finish(fmt.Errorf("begin write: %w", err))
+		failAll(errs, fmt.Errorf("begin write: %w", err))
 		return
 	}
 	for i, op := range batch {
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT op"); err != nil {
-			errs[i] = fmt.Errorf("savepoint: %w", err)
-			continue
+			_ = tx.Rollback()
+			failAll(errs, fmt.Errorf("the write transaction failed: %w", err))
+			return
 		}
-		if errs[i] = op.fn(op.ctx, tx); errs[i] != nil {
-			_, _ = tx.ExecContext(ctx, "ROLLBACK TO op")
+		errs[i] = op.fn(op.ctx, tx)
+		end := []string{"RELEASE op"}
+		if errs[i] != nil {
+			end = []string{"ROLLBACK TO op", "RELEASE op"}
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE op"); err != nil && errs[i] == nil {
-			errs[i] = fmt.Errorf("release savepoint: %w", err)
+		for _, stmt := range end {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				_ = tx.Rollback()
+				failAll(errs, fmt.Errorf("the write transaction was rolled back: %w", err))
+				return
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		for i := range errs {
-			errs[i] = fmt.Errorf("commit: %w", err)
-		}
 		_ = tx.Rollback()
+		failAll(errs, fmt.Errorf("commit: %w", err))
 	}
-	finish(nil)
+}
+
+// failAll sets err on every op of a batch that did not fail by itself;
+// ops that failed keep their own error (they were rolled back anyway).
+func failAll(errs []error, err error) {
+	for i := range errs {
+		if errs[i] == nil {
+			errs[i] = err
+		}
+	}
 }

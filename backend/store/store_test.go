@@ -270,3 +270,24 @@ func TestWritesAfterCloseAreUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// TestOpen_LocksTheDataDirectory: a second open of the same directory (a
+// second HyAtlas on another port) is refused until the first closes.
+func TestOpen_LocksTheDataDirectory(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), dir); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second open: %v, want ErrLocked", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	_ = again.Close()
+}

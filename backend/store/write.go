@@ -241,10 +241,12 @@ func (s *Store) AddCounter(ctx context.Context, name string, delta int64) error 
 }
 
 // Probe writes the current time and reads it back through the read pool.
+// The value only grows, so concurrent probes that commit out of order still
+// each read back at least their own time.
 func (s *Store) Probe(ctx context.Context) error {
 	now := time.Now().UnixNano()
 	if err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE probe SET at = ? WHERE id = 1`, now)
+		_, err := tx.ExecContext(ctx, `UPDATE probe SET at = max(at, ?) WHERE id = 1`, now)
 		return err
 	}); err != nil {
 		return fmt.Errorf("probe write: %w", err)
@@ -257,4 +259,25 @@ func (s *Store) Probe(ctx context.Context) error {
 		return fmt.Errorf("probe read back %d, wrote %d", got, now)
 	}
 	return nil
+}
+
+// DropVectors removes the vectors of the given rows and marks them as
+// having none, so they count as waiting for an embedding (used at start
+// for saved vectors that cannot be indexed).
+func (s *Store) DropVectors(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE memory_seq =
+				(SELECT seq FROM memories WHERE id = ?)`, id); err != nil {
+				return fmt.Errorf("drop vector of %s: %w", id, err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedder = '' WHERE id = ?`, id); err != nil {
+				return fmt.Errorf("drop vector of %s: %w", id, err)
+			}
+		}
+		return nil
+	})
 }

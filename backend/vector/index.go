@@ -218,6 +218,13 @@ func unitScale(v []float32) (float32, bool) {
 	return float32(1 / math.Sqrt(sum)), true
 }
 
+// Indexable reports whether Upsert accepts v's values: finite and not all
+// zero.
+func Indexable(v []float32) bool {
+	_, ok := unitScale(v)
+	return ok
+}
+
 // normalised returns a unit-length copy of v.
 func normalised(v []float32) ([]float32, bool) {
 	s, ok := unitScale(v)
