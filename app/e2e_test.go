@@ -7,48 +7,18 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"hyatlas/backend/api"
-	"hyatlas/backend/api/client"
+	"hyatlas/backend/proctest"
 )
-
-type proc struct {
-	t    *testing.T
-	home string
-	port int
-	env  []string
-	cmd  *exec.Cmd
-	out  *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func binary(t *testing.T) string {
 	bin := os.Getenv("HYATLAS_BIN")
@@ -58,66 +28,24 @@ func binary(t *testing.T) string {
 	return bin
 }
 
-// start runs the binary with its own data and port; display "" removes the
-// display from the environment.
-func start(t *testing.T, display string, args ...string) *proc {
+// start runs the binary with its own data and port until it serves; with
+// display "" the process gets no display.
+func start(t *testing.T, display string, args ...string) *proctest.Instance {
 	t.Helper()
-	home := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	p := &proc{t: t, home: home, port: port, out: &lockedBuffer{}}
-	p.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
-		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS"),
-		"HYATLAS_DATA=" + filepath.Join(home, "data"), "HYATLAS_CONFIG_DIR=" + filepath.Join(home, "config"),
-		"HYATLAS_CACHE_DIR=" + filepath.Join(home, "cache"), fmt.Sprintf("HYATLAS_GO_PORT=%d", port)}
+	var env []string
 	if display != "" {
-		p.env = append(p.env, "DISPLAY="+display, "XAUTHORITY="+os.Getenv("XAUTHORITY"))
+		env = []string{"DISPLAY=" + display, "XAUTHORITY=" + os.Getenv("XAUTHORITY"),
+			"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS")}
 	}
-	p.cmd = exec.Command(binary(t), args...)
-	p.cmd.Env = p.env
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			_ = p.cmd.Process.Kill()
-			_ = p.cmd.Wait()
-		}
-	})
-	p.waitFor("serving at", 30*time.Second)
+	p := proctest.New(t, binary(t), env...)
+	p.Start(args...)
 	return p
 }
 
-func (p *proc) waitFor(text string, d time.Duration) {
-	p.t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if strings.Contains(p.out.String(), text) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	p.t.Fatalf("no %q within %v; output:\n%s", text, d, p.out.String())
-}
-
-func (p *proc) client() *client.Client {
-	p.t.Helper()
-	tok, err := api.ReadToken(filepath.Join(p.home, "config"))
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	return client.New(fmt.Sprintf("http://127.0.0.1:%d", p.port), tok)
-}
-
-func (p *proc) add(text string) {
-	p.t.Helper()
-	if _, err := p.client().Add(context.Background(), api.AddRequest{Text: &text}); err != nil {
-		p.t.Fatal(err)
+func add(t *testing.T, p *proctest.Instance, text string) {
+	t.Helper()
+	if _, err := p.Client().Add(context.Background(), api.AddRequest{Text: &text}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -137,7 +65,7 @@ func windowTitle() string {
 	return ""
 }
 
-func waitTitle(t *testing.T, p *proc, want string) {
+func waitTitle(t *testing.T, p *proctest.Instance, want string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	got := ""
@@ -147,7 +75,7 @@ func waitTitle(t *testing.T, p *proc, want string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("window title %q, want %q; output:\n%s", got, want, p.out.String())
+	t.Fatalf("window title %q, want %q; output:\n%s", got, want, p.Out.String())
 }
 
 // TestWindowShowsLiveCounts opens the real window and reads its title,
@@ -161,35 +89,35 @@ func TestWindowShowsLiveCounts(t *testing.T) {
 	}
 	p := start(t, display)
 	waitTitle(t, p, "HyAtlas · 0 memories")
-	p.add("the window should count this")
+	add(t, p, "the window should count this")
 	waitTitle(t, p, "HyAtlas · 1 memory")
-	p.add("and this one too")
+	add(t, p, "and this one too")
 	waitTitle(t, p, "HyAtlas · 2 memories")
-	if strings.Contains(p.out.String(), "running headless") {
-		t.Errorf("the app ran headless with a display:\n%s", p.out.String())
+	if strings.Contains(p.Out.String(), "running headless") {
+		t.Errorf("the app ran headless with a display:\n%s", p.Out.String())
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
+	go func() { done <- p.Cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("exit after SIGTERM: %v\n%s", err, p.out.String())
+			t.Errorf("exit after SIGTERM: %v\n%s", err, p.Out.String())
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatalf("the window did not close on SIGTERM:\n%s", p.out.String())
+		t.Fatalf("the window did not close on SIGTERM:\n%s", p.Out.String())
 	}
 }
 
 func TestNoDisplayRunsHeadless(t *testing.T) {
 	p := start(t, "")
-	if !strings.Contains(p.out.String(), "No display found: running headless.") {
-		t.Errorf("output:\n%s", p.out.String())
+	if !strings.Contains(p.Out.String(), "No display found: running headless.") {
+		t.Errorf("output:\n%s", p.Out.String())
 	}
-	p.add("headless write")
-	st, err := p.client().Status(context.Background())
+	add(t, p, "headless write")
+	st, err := p.Client().Status(context.Background())
 	if err != nil || st.Total != 1 {
 		t.Errorf("status %+v %v", st, err)
 	}
@@ -200,12 +128,12 @@ func TestNoDisplayRunsHeadless(t *testing.T) {
 // when a memory is added.
 func TestDashboardInChromium(t *testing.T) {
 	p := start(t, "", "serve")
-	c := p.client()
+	c := p.Client()
 	link, err := c.DashboardLink(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.add("a memory before the browser opens")
+	add(t, p, "a memory before the browser opens")
 	cmd := exec.Command("node", "e2e/status.e2e.mjs")
 	cmd.Dir = "../frontend"
 	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link, "HYATLAS_API="+c.Base, "HYATLAS_TOKEN="+c.Token,

@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"hyatlas/backend/api"
+	"hyatlas/backend/proctest"
 )
 
 func TestHeadless_PrintsAddress(t *testing.T) {
 	in := newInstance(t)
-	in.start()
-	out := in.out.String()
-	for _, want := range []string{"running headless", "serving at " + in.base(), "Dashboard: " + in.base() + "/dashboard/?code="} {
+	in.Start()
+	out := in.Out.String()
+	for _, want := range []string{"running headless", "serving at " + in.Base(), "Dashboard: " + in.Base() + "/dashboard/?code="} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -33,8 +34,8 @@ func TestHeadless_PrintsAddress(t *testing.T) {
 // found by keyword and by vector, and the index agrees with the store.
 func TestKill9_KeepsAcknowledgedWrites(t *testing.T) {
 	in := newInstance(t, "HYATLAS_MODE=lite")
-	in.start("serve")
-	c := in.client()
+	in.Start("serve")
+	c := in.Client()
 	type ack struct{ id, text, token string }
 	var (
 		mu    sync.Mutex
@@ -63,18 +64,18 @@ func TestKill9_KeepsAcknowledgedWrites(t *testing.T) {
 	}
 	for deadline := time.Now().Add(60 * time.Second); total.Load() < 400; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d writes acknowledged in 60 s; output:\n%s", total.Load(), in.out.String())
+			t.Fatalf("only %d writes acknowledged in 60 s; output:\n%s", total.Load(), in.Out.String())
 		}
 	}
-	if err := in.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := in.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = in.cmd.Wait()
+	_ = in.Cmd.Wait()
 	stop.Store(true)
 	wg.Wait()
 
-	in.start("serve")
-	c = in.client()
+	in.Start("serve")
+	c = in.Client()
 	ctx := context.Background()
 	for _, a := range acked {
 		if _, err := c.Get(ctx, a.id); err != nil {
@@ -111,41 +112,41 @@ func TestKill9_KeepsAcknowledgedWrites(t *testing.T) {
 
 func TestSIGTERM_ShutsDownCleanly(t *testing.T) {
 	in := newInstance(t)
-	in.start("serve")
+	in.Start("serve")
 	text := "remember me after a clean stop"
-	if _, err := in.client().Add(context.Background(), api.AddRequest{Text: &text}); err != nil {
+	if _, err := in.Client().Add(context.Background(), api.AddRequest{Text: &text}); err != nil {
 		t.Fatal(err)
 	}
-	if err := in.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := in.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code := in.wait(15 * time.Second); code != 0 {
-		t.Fatalf("exit code %d after SIGTERM; output:\n%s", code, in.out.String())
+	if code := in.Wait(15 * time.Second); code != 0 {
+		t.Fatalf("exit code %d after SIGTERM; output:\n%s", code, in.Out.String())
 	}
-	if !strings.Contains(in.out.String(), "stopping") {
-		t.Errorf("no shutdown line:\n%s", in.out.String())
+	if !strings.Contains(in.Out.String(), "stopping") {
+		t.Errorf("no shutdown line:\n%s", in.Out.String())
 	}
 	// A clean stop checkpoints the WAL into the database file.
-	if fi, err := os.Stat(filepath.Join(in.home, "data", "hyatlas.db-wal")); err == nil && fi.Size() > 0 {
+	if fi, err := os.Stat(filepath.Join(in.Home, "data", "hyatlas.db-wal")); err == nil && fi.Size() > 0 {
 		t.Errorf("WAL not checkpointed: %d bytes left", fi.Size())
 	}
-	in.start("serve")
-	if out, code := in.run("search", "--json", "clean stop"); code != 0 || !strings.Contains(out, "remember me after a clean stop") {
+	in.Start("serve")
+	if out, code := in.Run("search", "--json", "clean stop"); code != 0 || !strings.Contains(out, "remember me after a clean stop") {
 		t.Errorf("after restart: %d %s", code, out)
 	}
 }
 
 func TestSecondServerIsRefused(t *testing.T) {
 	in := newInstance(t)
-	in.start("serve")
-	out, code := in.run("serve")
+	in.Start("serve")
+	out, code := in.Run("serve")
 	if code != 1 || !strings.Contains(out, "already running") {
 		t.Errorf("second serve: exit %d: %s", code, out)
 	}
 	// Another port, same data: the data directory's lock refuses it.
 	other := *in
-	other.env = append(append([]string{}, in.env...), fmt.Sprintf("HYATLAS_GO_PORT=%d", freePort(t)))
-	out, code = other.run("serve")
+	other.Env = append(append([]string{}, in.Env...), fmt.Sprintf("HYATLAS_GO_PORT=%d", proctest.FreePort(t)))
+	out, code = other.Run("serve")
 	if code != 1 || !strings.Contains(out, "another HyAtlas is using this data directory") {
 		t.Errorf("second serve on another port: exit %d: %s", code, out)
 	}
@@ -153,39 +154,39 @@ func TestSecondServerIsRefused(t *testing.T) {
 
 func TestCLI_AgainstRunningServer(t *testing.T) {
 	in := newInstance(t)
-	in.start("serve")
-	out, code := in.run("add", "--user", "u1", "--session", "s1", "Foxtrot", "uses", "Postgres", "16")
+	in.Start("serve")
+	out, code := in.Run("add", "--user", "u1", "--session", "s1", "Foxtrot", "uses", "Postgres", "16")
 	m := regexp.MustCompile(`remembered (m\w+)`).FindStringSubmatch(out)
 	if code != 0 || m == nil {
 		t.Fatalf("add: %d %s", code, out)
 	}
 	id := m[1]
-	if out, code = in.run("search", "postgres", "--user", "u1"); code != 0 || !strings.Contains(out, id) {
+	if out, code = in.Run("search", "postgres", "--user", "u1"); code != 0 || !strings.Contains(out, id) {
 		t.Errorf("search (flag after query): %d %s", code, out)
 	}
-	if out, code = in.run("list", "--user", "u1"); code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "1 of 1") {
+	if out, code = in.Run("list", "--user", "u1"); code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "1 of 1") {
 		t.Errorf("list: %d %s", code, out)
 	}
-	if out, code = in.run("retire", id, "--reason", "test"); code != 0 || !strings.Contains(out, "hyatlas restore "+id) {
+	if out, code = in.Run("retire", id, "--reason", "test"); code != 0 || !strings.Contains(out, "hyatlas restore "+id) {
 		t.Errorf("retire: %d %s", code, out)
 	}
-	if out, _ = in.run("search", "postgres"); !strings.Contains(out, "nothing relevant") {
+	if out, _ = in.Run("search", "postgres"); !strings.Contains(out, "nothing relevant") {
 		t.Errorf("retired row still recalled: %s", out)
 	}
-	if out, code = in.run("restore", id); code != 0 || !strings.Contains(out, "restored "+id) {
+	if out, code = in.Run("restore", id); code != 0 || !strings.Contains(out, "restored "+id) {
 		t.Errorf("restore: %d %s", code, out)
 	}
-	if out, code = in.run("status"); code != 0 || !strings.Contains(out, "l2_raw") || !strings.Contains(out, "not semantic") {
+	if out, code = in.Run("status"); code != 0 || !strings.Contains(out, "l2_raw") || !strings.Contains(out, "not semantic") {
 		t.Errorf("status: %d %s", code, out)
 	}
-	if out, code = in.run("retire", "m-unknown"); code != 1 || !strings.Contains(out, "not found") {
+	if out, code = in.Run("retire", "m-unknown"); code != 1 || !strings.Contains(out, "not found") {
 		t.Errorf("retire unknown: %d %s", code, out)
 	}
-	if out, code = in.run("dashboard"); code != 0 || !strings.HasPrefix(out, in.base()+"/dashboard/?code=") {
+	if out, code = in.Run("dashboard"); code != 0 || !strings.HasPrefix(out, in.Base()+"/dashboard/?code=") {
 		t.Errorf("dashboard: %d %s", code, out)
 	}
 	echo := "piped text from stdin"
-	if out, code = runWithStdin(t, in, echo, "add", "-"); code != 0 || !strings.Contains(out, "remembered") {
+	if out, code = in.RunStdin(echo, "add", "-"); code != 0 || !strings.Contains(out, "remembered") {
 		t.Errorf("add -: %d %s", code, out)
 	}
 }
@@ -194,19 +195,19 @@ func TestCLI_BadUsageStartsNothing(t *testing.T) {
 	in := newInstance(t)
 	for _, args := range [][]string{{"serve", "--bogus"}, {"serve", "extra"}, {"frobnicate"}, {"add"}, {"retire"},
 		{"list", "--limit", "many"}, {"hyatlas"}} {
-		out, code := in.run(args...)
+		out, code := in.Run(args...)
 		if code != 2 || !strings.Contains(out, "usage") {
 			t.Errorf("%v: exit %d, output %q", args, code, out)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(in.home, "data")); err == nil {
+	if _, err := os.Stat(filepath.Join(in.Home, "data")); err == nil {
 		t.Error("bad usage created the data dir (started a server?)")
 	}
 }
 
 func TestCLI_NoServer(t *testing.T) {
 	in := newInstance(t)
-	out, code := in.run("status")
+	out, code := in.Run("status")
 	if code != 1 || !strings.Contains(out, "not running") || !strings.Contains(out, "hyatlas serve") {
 		t.Errorf("status with no server: %d %s", code, out)
 	}
@@ -214,22 +215,22 @@ func TestCLI_NoServer(t *testing.T) {
 
 func TestCLI_TokenVersionHelp(t *testing.T) {
 	in := newInstance(t)
-	out, code := in.run("token")
+	out, code := in.Run("token")
 	tok := strings.TrimSpace(out)
 	if code != 0 || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(tok) {
 		t.Fatalf("token: %d %q", code, out)
 	}
-	fi, err := os.Stat(filepath.Join(in.home, "config", api.TokenFile))
+	fi, err := os.Stat(filepath.Join(in.Home, "config", api.TokenFile))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("token file mode: %v %v", fi.Mode(), err)
 	}
-	if again, _ := in.run("token"); strings.TrimSpace(again) != tok {
+	if again, _ := in.Run("token"); strings.TrimSpace(again) != tok {
 		t.Error("token changed between runs")
 	}
-	if out, code := in.run("version"); code != 0 || !strings.HasPrefix(out, "hyatlas ") {
+	if out, code := in.Run("version"); code != 0 || !strings.HasPrefix(out, "hyatlas ") {
 		t.Errorf("version: %d %s", code, out)
 	}
-	if out, code := in.run("help"); code != 0 || !strings.Contains(out, "serve") {
+	if out, code := in.Run("help"); code != 0 || !strings.Contains(out, "serve") {
 		t.Errorf("help: %d %s", code, out)
 	}
 }
