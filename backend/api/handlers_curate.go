@@ -6,6 +6,8 @@ import (
 	"hyatlas/backend/memory"
 )
 
+// DetailJSON answers GET /api/v1/memories/{id}: the row, its history,
+// the row that replaced it, the rows it replaced, and its sources.
 type DetailJSON struct {
 	MemoryJSON
 	History    []memory.HistoryEntry `json:"history"`
@@ -40,6 +42,8 @@ func toMemoryJSONs(ms []memory.Memory) []MemoryJSON {
 	return out
 }
 
+// PatchRequest is the body of PATCH /api/v1/memories/{id}; absent fields
+// are left alone.
 type PatchRequest struct {
 	Content  *string  `json:"content"`
 	Category *string  `json:"category"`
@@ -67,6 +71,7 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// RetireRequest is the body of POST /api/v1/memories/{id}/retire.
 type RetireRequest struct {
 	How    string `json:"how"`
 	Reason string `json:"reason"`
@@ -99,6 +104,7 @@ func (s *Server) restoreMemory(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// ForgetRequest is the body of POST /api/v1/forget.
 type ForgetRequest struct {
 	Text     *string `json:"text"`
 	Content  *string `json:"content"` // alias of text
@@ -134,6 +140,8 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// DeleteAllRequest is the body of /api/v1/delete_all (compat); the query
+// string may carry the same fields.
 type DeleteAllRequest struct {
 	ID      string    `json:"id"`
 	Layer   string    `json:"layer"`

@@ -10,6 +10,7 @@ import (
 	"hyatlas/backend/memory"
 )
 
+// AddRequest is the body of POST /api/v1/add (compat).
 type AddRequest struct {
 	Text      *string           `json:"text"`
 	Data      *string           `json:"data"` // compat alias of text
@@ -45,6 +46,7 @@ func (s *Server) add(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// SearchRequest is the body of POST /api/v1/search (compat).
 type SearchRequest struct {
 	Query     string   `json:"query"`
 	Limit     int      `json:"limit"`
@@ -92,6 +94,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// ListRequest is the query or body of /api/v1/list (compat).
 type ListRequest struct {
 	Layer             string    `json:"layer"`
 	UserID            string    `json:"user_id"`

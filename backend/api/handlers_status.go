@@ -57,6 +57,8 @@ type StatusJSON struct {
 	IndexFaults int64               `json:"index_faults"`
 }
 
+// ReembedJSON is the progress of re-embedding after a change of embedder
+// (none runs in this release).
 type ReembedJSON struct {
 	Running bool `json:"running"`
 	Done    int  `json:"done"`
@@ -78,7 +80,6 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),
 		Unextracted: st.Unextracted, Consolidations: -1,
 		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(),
-		Reembed: ReembedJSON{Done: st.Vectors[info.ID], Total: st.Vectors[info.ID]},
 		DataDir: s.cfg.DataDir, Uptime: int64(time.Since(s.cfg.Started).Seconds()),
 		Auth: s.cfg.Auth, IndexFaults: st.IndexFaults,
 	}
@@ -126,7 +127,6 @@ func (s *Server) flushNow(w http.ResponseWriter, r *http.Request) error {
 
 // dashboardLink issues a fresh one-time sign-in link for the browser.
 func (s *Server) dashboardLink(w http.ResponseWriter, r *http.Request) error {
-	scheme := "http"
-	writeJSON(w, http.StatusOK, map[string]string{"url": s.DashboardURL(scheme + "://" + r.Host)})
+	writeJSON(w, http.StatusOK, map[string]string{"url": s.DashboardURL("http://" + r.Host)})
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"hyatlas/backend/api"
 	"hyatlas/backend/api/client"
 	"hyatlas/backend/engine"
 )
@@ -159,7 +160,7 @@ func connect(e Env) (*client.Client, error) {
 	if host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
-	token, _ := readTokenQuietly(cfg.Paths.Config)
+	token, _ := api.ReadToken(cfg.Paths.Config) // none yet: the server answers 401 with advice
 	return client.New("http://"+joinHostPort(host, cfg.Port), token), nil
 }
 

@@ -128,5 +128,3 @@ func loadConfig(e Env) (config.Config, error) {
 }
 
 func joinHostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
-
-func readTokenQuietly(dir string) (string, error) { return api.ReadToken(dir) }
