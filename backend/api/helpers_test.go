@@ -13,6 +13,7 @@ import (
 
 	"hyatlas/backend/api"
 	"hyatlas/backend/embed"
+	"hyatlas/backend/events"
 	"hyatlas/backend/memory"
 	"hyatlas/backend/store"
 	"hyatlas/backend/vector"
@@ -41,8 +42,9 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	emb, _ := embed.NewHash(64)
+	bus := events.New()
 	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra, LLM: memory.LLMUnconfigured,
-		MinScore: -1, Admin: o.admin}, memory.Deps{Store: st, Index: vector.New(64), Embedder: emb})
+		MinScore: -1, Admin: o.admin}, memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 		"assets/app.js": {Data: []byte("console.log(1)")},
 	}
 	s := api.New(api.Config{BindHost: "127.0.0.1", AllowedHosts: o.hosts, Auth: o.auth, Token: testToken,
-		Version: "test", DataDir: "/data", Started: time.Now(), Assets: assets}, mem, mem.Flush)
+		Version: "test", DataDir: "/data", Started: time.Now(), Assets: assets, Subscribe: bus.Subscribe}, mem, mem.Flush)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &apiRig{srv: srv, api: s, mem: mem, t: t}

@@ -33,6 +33,7 @@ func (s *Server) register() {
 		{"DELETE", "/api/v1/delete_all", s.deleteAll}, // same
 		{"POST", "/api/v1/flush", s.flushNow},
 		{"POST", "/api/v1/dashboard/link", s.dashboardLink},
+		{"GET", "/api/v1/events", s.eventStream}, // types (comma-separated prefixes)
 		{"GET", "/dashboard/", s.dashboard},
 	}
 	byPath := map[string]map[string]handlerFunc{}

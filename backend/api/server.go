@@ -35,6 +35,9 @@ type Config struct {
 	Started      time.Time
 	Logger       *slog.Logger
 	Assets       fs.FS // the built frontend (index.html at its root)
+	// Subscribe opens a subscription to live events (nil: the event
+	// stream answers 503).
+	Subscribe func(buffer int) (<-chan memory.Event, func())
 }
 
 // Server holds the API's dependencies.

@@ -38,6 +38,8 @@ type Config struct {
 	LLMBase  string // HYATLAS_LLM_BASE (shown in status)
 	LLMModel string // HYATLAS_LLM_MODEL
 
+	Embed EmbedConfig
+
 	// Warnings lists values that could not be read and were replaced by
 	// their defaults; the caller logs each once.
 	Warnings []string
@@ -112,6 +114,9 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	c.LLMBase = strings.TrimSpace(getenv("HYATLAS_LLM_BASE"))
 	c.LLMModel = strings.TrimSpace(getenv("HYATLAS_LLM_MODEL"))
+	if c.Embed, err = loadEmbed(getenv); err != nil {
+		return Config{}, err
+	}
 
 	if c.Paths, err = loadPaths(getenv); err != nil {
 		return Config{}, err

@@ -20,7 +20,7 @@ func newHash(t *testing.T, dims int) *Hash {
 	return h
 }
 
-func embed(t *testing.T, h *Hash, texts ...string) [][]float32 {
+func embedTexts(t *testing.T, h *Hash, texts ...string) [][]float32 {
 	t.Helper()
 	vs, err := h.Embed(context.Background(), texts, memory.PurposeDocument)
 	if err != nil {
@@ -100,9 +100,9 @@ func TestInfo(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	h1, h2 := newHash(t, DefaultHashDims), newHash(t, DefaultHashDims)
-	first := embed(t, h1, sample...)
-	again := embed(t, h1, sample...)
-	other := embed(t, h2, sample...)
+	first := embedTexts(t, h1, sample...)
+	again := embedTexts(t, h1, sample...)
+	other := embedTexts(t, h2, sample...)
 	for i := range sample {
 		if !equal(first[i], again[i]) || !equal(first[i], other[i]) {
 			t.Errorf("%q: vectors differ across calls or instances", sample[i])
@@ -123,7 +123,7 @@ func TestDeterministic(t *testing.T) {
 func TestUnitNorm(t *testing.T) {
 	for _, dims := range []int{8, 9, 64, DefaultHashDims} {
 		h := newHash(t, dims)
-		for i, v := range embed(t, h, sample...) {
+		for i, v := range embedTexts(t, h, sample...) {
 			if len(v) != dims {
 				t.Fatalf("dims %d, %q: len %d", dims, sample[i], len(v))
 			}
@@ -149,7 +149,7 @@ func TestSharedWordsAreCloser(t *testing.T) {
 		{"HYATLAS_SYNC_EXTRACT", "sync extract setting", "quarterly revenue report"},
 	}
 	for _, tt := range tests {
-		v := embed(t, h, tt.a, tt.b, tt.unrelated)
+		v := embedTexts(t, h, tt.a, tt.b, tt.unrelated)
 		related, unrelated := cosine(v[0], v[1]), cosine(v[0], v[2])
 		if related <= unrelated {
 			t.Errorf("%q: cos(%q) = %.3f not above cos(%q) = %.3f", tt.a, tt.b, related, tt.unrelated, unrelated)
@@ -169,7 +169,7 @@ func TestCaseAndPunctuationInsensitive(t *testing.T) {
 		{"postgres postgres foxtrot", "foxtrot postgres"},      // each word once
 	}
 	for _, p := range pairs {
-		v := embed(t, h, p[0], p[1])
+		v := embedTexts(t, h, p[0], p[1])
 		if !equal(v[0], v[1]) {
 			t.Errorf("%q and %q embed differently (cos %.4f)", p[0], p[1], cosine(v[0], v[1]))
 		}
@@ -180,8 +180,8 @@ func TestNoWords(t *testing.T) {
 	h := newHash(t, DefaultHashDims)
 	empty := []string{"", "?!", "the of and", "a", "  \n\t", "I am"}
 	normal := []string{"foxtrot uses postgres", "Alice prefers dark mode", "x y z words", "nightly deploy"}
-	ev := embed(t, h, empty...)
-	nv := embed(t, h, normal...)
+	ev := embedTexts(t, h, empty...)
+	nv := embedTexts(t, h, normal...)
 	for i, e := range ev {
 		if !equal(e, ev[0]) {
 			t.Errorf("%q and %q embed differently; every wordless text should share one vector", empty[i], empty[0])

@@ -65,6 +65,7 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 	if u.Vector != nil && m.Live() {
 		s.indexRow(m, *u.Vector)
 	}
+	s.publish("memory.edited", m)
 	return m, nil
 }
 
@@ -102,7 +103,8 @@ func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, 
 	if err != nil {
 		return Memory{}, err
 	}
-	s.index.Remove(m.ID)
+	s.current().index.Remove(m.ID)
+	s.publish("memory.retired", m)
 	return m, nil
 }
 
@@ -119,9 +121,10 @@ func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
 	switch {
 	case err != nil:
 		s.indexFaults.Add(1)
-	case v.Embedder == s.embedder.Info().ID:
+	default:
 		s.indexRow(m, v)
 	}
+	s.publish("memory.restored", m)
 	return m, nil
 }
 
@@ -149,7 +152,10 @@ func (s *Service) deleteWhere(ctx context.Context, f DeleteFilter) (int, error) 
 	if err != nil {
 		return 0, fmt.Errorf("delete memories: %w", err)
 	}
-	s.index.Remove(ids...)
+	s.current().index.Remove(ids...)
+	if len(ids) > 0 {
+		s.events.Publish(Event{Type: "memory.deleted", At: s.now().UTC(), Data: map[string]any{"ids": ids}})
+	}
 	return len(ids), nil
 }
 

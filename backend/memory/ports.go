@@ -147,6 +147,15 @@ type Store interface {
 	ScanVectors(ctx context.Context, embedder string, fn func(IndexEntry) error) error
 	// Probe writes and reads back a value: a real round trip.
 	Probe(ctx context.Context) error
+	// VectorJobs lists up to limit rows, live ones first, whose vector was
+	// not made by embedder, from an opaque cursor ("" = from the start) it
+	// returns for the next call ("" when done); VectorBacklog counts them.
+	VectorJobs(ctx context.Context, embedder, cursor string, limit int) ([]VectorJob, string, error)
+	VectorBacklog(ctx context.Context, embedder string) (int, error)
+	// SetVectors stores new vectors; a row deleted or edited since its job
+	// was listed is skipped. It returns the ids of the updated rows that
+	// are live (the ones the index must hold).
+	SetVectors(ctx context.Context, updates []VectorUpdate) (live []string, err error)
 }
 
 // StoreStats are the counts the status page shows.
@@ -157,4 +166,39 @@ type StoreStats struct {
 	Writes      int64 // acknowledged adds, ever
 	Searches    int64 // searches, ever (flushed periodically)
 	Vectors     map[string]int
+}
+
+// Event is something that happened, for live views (the UI's event
+// stream). Type is dotted: memory.added, reembed.progress, ...
+type Event struct {
+	Type string    `json:"type"`
+	At   time.Time `json:"at"`
+	Data any       `json:"data,omitempty"`
+}
+
+// Publisher takes events; it must never block.
+type Publisher interface {
+	Publish(Event)
+}
+
+type discard struct{}
+
+func (discard) Publish(Event) {}
+
+// VectorJob is a row whose vector must be (re)made by the embedder in
+// use, with the content the new vector is made from.
+type VectorJob struct {
+	ID      string
+	Layer   Layer
+	Owner   Owner
+	Content string
+	Live    bool
+}
+
+// VectorUpdate is a new vector for a row, valid only while the row still
+// has the content it was made from.
+type VectorUpdate struct {
+	ID      string
+	Content string
+	Vector  Vector
 }

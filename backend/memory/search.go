@@ -95,7 +95,7 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchResult, err
 		return SearchResult{}, err
 	}
 	defer s.countSearch(ctx)
-	run := &searchRun{svc: s, q: q, timings: map[string]time.Duration{}}
+	run := &searchRun{svc: s, emb: s.current(), q: q, timings: map[string]time.Duration{}}
 	for _, st := range searchPipeline {
 		start := time.Now()
 		if err := st.run(ctx, run); err != nil {

@@ -11,6 +11,7 @@ import (
 // searchRun is the state one search carries through the pipeline.
 type searchRun struct {
 	svc     *Service
+	emb     *embedding // fixed for the whole search
 	q       searchQuery
 	vec     []float32
 	vecHits []VectorHit
@@ -69,7 +70,7 @@ func embedQuery(ctx context.Context, r *searchRun) error {
 	if r.q.reader == ReaderKeyword && len(r.q.terms) == 0 {
 		return nil
 	}
-	v, err := r.svc.embedOne(ctx, r.q.text, PurposeQuery)
+	v, err := embedWith(ctx, r.emb.embedder, r.q.text, PurposeQuery)
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func vectorCandidates(ctx context.Context, r *searchRun) error {
 	if r.q.reader == ReaderKeyword || r.vec == nil {
 		return nil
 	}
-	hits, err := r.svc.index.Search(ctx, r.vec, r.q.limit*fetchFactor, VectorFilter{Layers: r.q.layers, Scope: r.q.scope})
+	hits, err := r.emb.index.Search(ctx, r.vec, r.q.limit*fetchFactor, VectorFilter{Layers: r.q.layers, Scope: r.q.scope})
 	if err != nil {
 		return fmt.Errorf("vector index: %w", err)
 	}
@@ -133,7 +134,7 @@ func fuseByRank(_ context.Context, r *searchRun) error {
 		c.keyword, c.keywordRank = h.Score, i+1
 		c.fused += 1.0 / float64(rrfK+i+1)
 		if !c.hasCosine && r.vec != nil {
-			if v, ok := r.svc.index.Vector(h.ID); ok {
+			if v, ok := r.emb.index.Vector(h.ID); ok {
 				c.cosine, c.hasCosine = dot(r.vec, v), true
 			}
 		}

@@ -23,11 +23,12 @@ type Config struct {
 }
 
 // Deps are the parts the Service consumes. All fields are required except
-// Now, which defaults to time.Now.
+// Now (default time.Now) and Events (default: events are dropped).
 type Deps struct {
 	Store    Store
 	Index    VectorIndex
 	Embedder Embedder
+	Events   Publisher
 	Now      func() time.Time
 }
 
@@ -43,16 +44,27 @@ type Deps struct {
 // they committed. Ready holds the write lock too, so it sees the two agree
 // whenever no change is half applied. Nothing takes indexSync twice.
 type Service struct {
-	cfg      Config
-	store    Store
-	index    VectorIndex
-	embedder Embedder
-	now      func() time.Time
+	cfg    Config
+	store  Store
+	events Publisher
+	now    func() time.Time
+	emb    atomic.Pointer[embedding]
 
 	indexSync       sync.RWMutex
 	indexFaults     atomic.Int64
 	pendingSearches atomic.Int64
+	reembedStatus   reembedState
 }
+
+// embedding is the embedder in use and the index of its vectors; they are
+// replaced together (SetEmbedder). A vector is only ever compared with
+// vectors of the embedder that made it.
+type embedding struct {
+	embedder Embedder
+	index    VectorIndex
+}
+
+func (s *Service) current() *embedding { return s.emb.Load() }
 
 // NewService checks deps and returns a Service.
 func NewService(cfg Config, d Deps) (*Service, error) {
@@ -65,19 +77,37 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Service{cfg: cfg, store: d.Store, index: d.Index, embedder: d.Embedder, now: d.Now}, nil
+	if d.Events == nil {
+		d.Events = discard{}
+	}
+	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now}
+	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
+	return s, nil
 }
+
+// SetEmbedder switches to another embedder and the index of its vectors
+// (the caller fills it from the store's saved vectors of that embedder, and
+// Reembed fills in the rest). Search keeps working throughout: the keyword
+// leg at once, the vector leg as vectors arrive.
+func (s *Service) SetEmbedder(e Embedder, index VectorIndex) {
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
+	s.emb.Store(&embedding{embedder: e, index: index})
+}
+
+// Embedder is the embedder in use.
+func (s *Service) Embedder() Embedder { return s.current().embedder }
 
 // Config returns the service's settings.
 func (s *Service) Config() Config { return s.cfg }
 
 // EmbedderInfo describes the embedder in use.
-func (s *Service) EmbedderInfo() EmbedderInfo { return s.embedder.Info() }
+func (s *Service) EmbedderInfo() EmbedderInfo { return s.current().embedder.Info() }
 
 // MinScore is the vector floor in effect when a request gives none.
 func (s *Service) MinScore() float64 {
 	if s.cfg.MinScore < 0 {
-		return s.embedder.Info().MinScore
+		return s.current().embedder.Info().MinScore
 	}
 	return s.cfg.MinScore
 }
@@ -89,6 +119,7 @@ type Stats struct {
 	// IndexFaults counts index updates that failed after their row was
 	// committed; the row is safe and the index is rebuilt at start.
 	IndexFaults int64
+	Reembed     ReembedProgress
 }
 
 // Stats reads the store's counts and the index size.
@@ -98,7 +129,8 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 		return Stats{}, fmt.Errorf("read store stats: %w", err)
 	}
 	st.Searches += s.pendingSearches.Load()
-	return Stats{StoreStats: st, IndexLen: s.index.Len(), IndexFaults: s.indexFaults.Load()}, nil
+	return Stats{StoreStats: st, IndexLen: s.current().index.Len(), IndexFaults: s.indexFaults.Load(),
+		Reembed: s.reembedStatus.progress()}, nil
 }
 
 // Ready does a real round trip through every part: it embeds a probe text,
@@ -106,15 +138,16 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 // the index holds exactly the store's live vectors. It returns an
 // EUNAVAILABLE error that names the part that failed.
 func (s *Service) Ready(ctx context.Context) error {
-	info := s.embedder.Info()
-	vecs, err := s.embedder.Embed(ctx, []string{"readiness probe"}, PurposeQuery)
+	cur := s.current()
+	info := cur.embedder.Info()
+	vecs, err := cur.embedder.Embed(ctx, []string{"readiness probe"}, PurposeQuery)
 	if err != nil {
 		return Errorf(EUNAVAILABLE, "embedder %s failed: %v", info.ID, err)
 	}
 	if len(vecs) != 1 || len(vecs[0]) != info.Dims || !usable(vecs[0]) {
 		return Errorf(EUNAVAILABLE, "embedder %s returned a malformed vector", info.ID)
 	}
-	if _, err := s.index.Search(ctx, vecs[0], 1, VectorFilter{}); err != nil {
+	if _, err := cur.index.Search(ctx, vecs[0], 1, VectorFilter{}); err != nil {
 		return Errorf(EUNAVAILABLE, "vector index failed: %v", err)
 	}
 	if err := s.store.Probe(ctx); err != nil {
@@ -126,7 +159,7 @@ func (s *Service) Ready(ctx context.Context) error {
 	if err != nil {
 		return Errorf(EUNAVAILABLE, "store stats failed: %v", err)
 	}
-	if n, want := s.index.Len(), st.Vectors[info.ID]; n != want {
+	if n, want := s.current().index.Len(), st.Vectors[s.current().embedder.Info().ID]; n != want {
 		return Errorf(EUNAVAILABLE, "vector index holds %d rows but the store has %d live vectors", n, want)
 	}
 	return nil
@@ -166,23 +199,38 @@ func usable(v []float32) bool {
 }
 
 func (s *Service) embedOne(ctx context.Context, text string, p EmbedPurpose) (Vector, error) {
-	vecs, err := s.embedder.Embed(ctx, []string{text}, p)
+	return embedWith(ctx, s.current().embedder, text, p)
+}
+
+func embedWith(ctx context.Context, e Embedder, text string, p EmbedPurpose) (Vector, error) {
+	vecs, err := e.Embed(ctx, []string{text}, p)
 	if err != nil {
 		return Vector{}, fmt.Errorf("embed: %w", err)
 	}
-	info := s.embedder.Info()
+	info := e.Info()
 	if len(vecs) != 1 || len(vecs[0]) != info.Dims || !usable(vecs[0]) {
 		return Vector{}, fmt.Errorf("embed: %s returned a malformed vector", info.ID)
 	}
 	return Vector{Embedder: info.ID, Values: vecs[0]}, nil
 }
 
-// indexRow puts a committed live row in the index. A failure cannot lose
-// the row (it is already durable); it is counted, Ready reports the
-// mismatch, and the index is rebuilt from the store at the next start.
+// indexRow puts a committed live row in the index, if its vector was made
+// by the embedder in use (after a switch, Reembed makes a new one). A
+// failure cannot lose the row (it is already durable); it is counted,
+// Ready reports the mismatch, and the index is rebuilt at the next start.
 func (s *Service) indexRow(m Memory, v Vector) {
-	err := s.index.Upsert(IndexEntry{ID: m.ID, Layer: m.Layer, Owner: m.Owner, Values: v.Values})
-	if err != nil {
+	cur := s.current()
+	if v.Embedder != cur.embedder.Info().ID {
+		return
+	}
+	if err := cur.index.Upsert(IndexEntry{ID: m.ID, Layer: m.Layer, Owner: m.Owner, Values: v.Values}); err != nil {
 		s.indexFaults.Add(1)
 	}
+}
+
+// publish sends an event about a memory to live views.
+func (s *Service) publish(kind string, m Memory) {
+	s.events.Publish(Event{Type: kind, At: s.now().UTC(), Data: map[string]any{
+		"id": m.ID, "layer": m.Layer, "user_id": m.Owner.UserID, "agent_id": m.Owner.AgentID,
+	}})
 }

@@ -90,6 +90,7 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 		return AddResult{}, fmt.Errorf("store raw row: %w", err)
 	}
 	s.indexRow(m, vec)
+	s.publish("memory.added", m)
 	return AddResult{Memory: m, ExtractionStatus: status}, nil
 }
 

@@ -1,0 +1,78 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// heartbeat keeps idle event streams (and proxies) from timing out.
+const heartbeat = 15 * time.Second
+
+// eventStream serves live events as server-sent events: one
+// "event: <type>" / "data: <json>" pair per event, a comment line every 15
+// seconds. ?types=memory.,reembed. keeps only events whose type starts
+// with one of the prefixes.
+func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Subscribe == nil {
+		return memory.Errorf(memory.EUNAVAILABLE, "live events are not available")
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		return memory.Errorf(memory.EUNAVAILABLE, "this connection cannot stream")
+	}
+	var prefixes []string
+	for _, p := range strings.Split(r.URL.Query().Get("types"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			prefixes = append(prefixes, p)
+		}
+	}
+	events, stop := s.cfg.Subscribe(256)
+	defer stop()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": hyatlas events\n\n")
+	flusher.Flush()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return nil
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+		case e, open := <-events:
+			if !open {
+				return nil
+			}
+			if !wanted(e.Type, prefixes) {
+				continue
+			}
+			data, err := json.Marshal(e)
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.Type, data)
+		}
+		flusher.Flush()
+	}
+}
+
+func wanted(kind string, prefixes []string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(kind, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,48 @@
+package api_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEventStream: a subscriber sees a write as it happens, filtered by
+// type prefix, in the server-sent events format.
+func TestEventStream(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hr, _ := http.NewRequestWithContext(ctx, "GET", a.srv.URL+"/api/v1/events?types=memory.add", nil)
+	hr.Header.Set("Authorization", "Bearer "+testToken)
+	res, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("status %d, content type %q", res.StatusCode, ct)
+	}
+	lines := bufio.NewScanner(res.Body)
+	lines.Scan() // the opening comment
+	id := a.post("/api/v1/add", map[string]any{"text": "streamed write", "user_id": "u1"}, 200)["memory_id"].(string)
+	var event, data string
+	for lines.Scan() {
+		line := lines.Text()
+		if v, ok := strings.CutPrefix(line, "event: "); ok {
+			event = v
+		}
+		if v, ok := strings.CutPrefix(line, "data: "); ok {
+			data = v
+			break
+		}
+	}
+	if event != "memory.added" || !strings.Contains(data, id) {
+		t.Errorf("event %q data %q", event, data)
+	}
+	if r := a.do(req{path: "/api/v1/events", noAuth: true}); r.status != 401 {
+		t.Errorf("event stream without a token: %d", r.status)
+	}
+}
