@@ -7,9 +7,13 @@ BIN     := build/bin/hyatlas
 TAGS    := desktop,production,webkit2_41
 VERSION := 0.1.0+$(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X hyatlas/backend/engine.Version=$(VERSION)
-GOFILES  = $(shell find . -name '*.go' -not -path './frontend/node_modules/*' -not -path './build/*')
+GOFILES  = $(shell find . -name '*.go' -not -path './frontend/node_modules/*' -not -path './build/cache/*')
+# The ONNX Runtime library build/scripts/assets.sh keeps for this platform;
+# tests load it through HYATLAS_ORT_LIB, builds put it next to the binary.
+ORT_LIB  = $(firstword $(wildcard $(CURDIR)/build/cache/ort/lib/*onnxruntime*))
+test e2e: export HYATLAS_ORT_LIB = $(ORT_LIB)
 
-.PHONY: run test build binary deps frontend check-go e2e bench clean
+.PHONY: run test build build-embedded binary deps frontend check-go e2e bench clean
 
 ## run: build and start HyAtlas (the window, or headless without a display)
 run: build
@@ -20,9 +24,15 @@ build: deps frontend binary
 
 binary:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) .
+	cp -p $(ORT_LIB) $(dir $(BIN))
+
+## build-embedded: one self-contained binary that also carries ONNX Runtime
+build-embedded: deps frontend
+	$(GO) build -tags $(TAGS),embedort -ldflags '$(LDFLAGS)' -o $(BIN)-embedded .
 
 deps:
 	@build/scripts/deps.sh
+	@build/scripts/assets.sh
 
 frontend:
 	cd frontend && npm run --silent build

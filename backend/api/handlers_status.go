@@ -45,24 +45,16 @@ type StatusJSON struct {
 	Consolidations   int                  `json:"consolidations"`
 	LastConsolidated any                  `json:"last_consolidated,omitempty"`
 
-	Total       int                 `json:"total"`
-	Retired     int                 `json:"retired"`
-	VDBPoints   int                 `json:"vdb_points"`
-	Embedder    memory.EmbedderInfo `json:"embedder"`
-	MinScore    float64             `json:"min_score"`
-	Reembed     ReembedJSON         `json:"reembed"`
-	DataDir     string              `json:"data_dir"`
-	Uptime      int64               `json:"uptime"`
-	Auth        bool                `json:"auth"`
-	IndexFaults int64               `json:"index_faults"`
-}
-
-// ReembedJSON is the progress of re-embedding after a change of embedder
-// (none runs in this release).
-type ReembedJSON struct {
-	Running bool `json:"running"`
-	Done    int  `json:"done"`
-	Total   int  `json:"total"`
+	Total       int                    `json:"total"`
+	Retired     int                    `json:"retired"`
+	VDBPoints   int                    `json:"vdb_points"`
+	Embedder    memory.EmbedderInfo    `json:"embedder"`
+	MinScore    float64                `json:"min_score"`
+	Reembed     memory.ReembedProgress `json:"reembed"`
+	DataDir     string                 `json:"data_dir"`
+	Uptime      int64                  `json:"uptime"`
+	Auth        bool                   `json:"auth"`
+	IndexFaults int64                  `json:"index_faults"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
@@ -79,7 +71,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: "ok",
 		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),
 		Unextracted: st.Unextracted, Consolidations: -1,
-		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(),
+		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,
 		DataDir: s.cfg.DataDir, Uptime: int64(time.Since(s.cfg.Started).Seconds()),
 		Auth: s.cfg.Auth, IndexFaults: st.IndexFaults,
 	}

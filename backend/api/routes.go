@@ -34,6 +34,10 @@ func (s *Server) register() {
 		{"POST", "/api/v1/flush", s.flushNow},
 		{"POST", "/api/v1/dashboard/link", s.dashboardLink},
 		{"GET", "/api/v1/events", s.eventStream}, // types (comma-separated prefixes)
+		{"GET", "/api/v1/models", s.listModels},
+		{"POST", "/api/v1/models/{name}/install", s.installModel}, // 202; progress as model.progress events
+		{"POST", "/api/v1/models/{name}/verify", s.verifyModel},
+		{"DELETE", "/api/v1/models/{name}", s.removeModel},
 		{"GET", "/dashboard/", s.dashboard},
 	}
 	byPath := map[string]map[string]handlerFunc{}

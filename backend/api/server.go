@@ -38,6 +38,8 @@ type Config struct {
 	// Subscribe opens a subscription to live events (nil: the event
 	// stream answers 503).
 	Subscribe func(buffer int) (<-chan memory.Event, func())
+	// Models manages downloadable models (nil: those endpoints answer 503).
+	Models Models
 }
 
 // Server holds the API's dependencies.

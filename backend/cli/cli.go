@@ -16,6 +16,7 @@ import (
 	"hyatlas/backend/api"
 	"hyatlas/backend/api/client"
 	"hyatlas/backend/engine"
+	"hyatlas/backend/memory"
 )
 
 // GUI runs the desktop window over a running engine and returns when the
@@ -51,6 +52,7 @@ func commands() []command {
 		{"retire", "[--reason TEXT] [--how KIND] [--json] ID", "retire a memory (reversible)", runRetire},
 		{"restore", "[--json] ID", "restore a retired memory", runRestore},
 		{"dashboard", "", "print a one-time link that opens the dashboard in a browser", runDashboard},
+		{"models", "[list | install NAME | remove NAME | verify NAME]", "manage downloadable embedding models (bge-small)", runModels},
 		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
 		{"bench", "[--quick]", "measure this machine against the performance targets (temporary data)", runBench},
 		{"version", "", "print the version", runVersion},
@@ -97,9 +99,18 @@ func Run(ctx context.Context, e Env) int {
 		fmt.Fprintln(e.Stderr, "usage:", strings.TrimSpace("hyatlas "+cmd.name+" "+cmd.args))
 		return 2
 	default:
-		fmt.Fprintln(e.Stderr, "hyatlas:", err)
+		fmt.Fprintln(e.Stderr, "hyatlas:", humanError(err))
 		return 1
 	}
+}
+
+// humanError is err for a person: a domain error's message without its
+// machine code.
+func humanError(err error) string {
+	if me, ok := err.(*memory.Error); ok {
+		return me.Message
+	}
+	return err.Error()
 }
 
 func find(name string) (command, bool) {

@@ -33,7 +33,9 @@ func TestHeadless_PrintsAddress(t *testing.T) {
 // clients write; after a restart every acknowledged write is present,
 // found by keyword and by vector, and the index agrees with the store.
 func TestKill9_KeepsAcknowledgedWrites(t *testing.T) {
-	in := newInstance(t, "HYATLAS_MODE=lite")
+	// The lexical test embedder gives each unique token its own direction,
+	// so every write can be found by its exact text.
+	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
 	in.Start("serve")
 	c := in.Client()
 	type ack struct{ id, text, token string }
@@ -176,7 +178,7 @@ func TestCLI_AgainstRunningServer(t *testing.T) {
 	if out, code = in.Run("restore", id); code != 0 || !strings.Contains(out, "restored "+id) {
 		t.Errorf("restore: %d %s", code, out)
 	}
-	if out, code = in.Run("status"); code != 0 || !strings.Contains(out, "l2_raw") || !strings.Contains(out, "not semantic") {
+	if out, code = in.Run("status"); code != 0 || !strings.Contains(out, "l2_raw") || !strings.Contains(out, "GloVe") || strings.Contains(out, "not semantic") {
 		t.Errorf("status: %d %s", code, out)
 	}
 	if out, code = in.Run("retire", "m-unknown"); code != 1 || !strings.Contains(out, "not found") {

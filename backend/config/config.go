@@ -6,6 +6,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,6 +40,9 @@ type Config struct {
 	LLMModel string // HYATLAS_LLM_MODEL
 
 	Embed EmbedConfig
+	// ModelsBase is HYATLAS_MODELS_BASE: where models are downloaded from
+	// (a mirror of Hugging Face); the files' checksums stay pinned.
+	ModelsBase string
 
 	// Warnings lists values that could not be read and were replaced by
 	// their defaults; the caller logs each once.
@@ -116,6 +120,13 @@ func Load(getenv func(string) string) (Config, error) {
 	c.LLMModel = strings.TrimSpace(getenv("HYATLAS_LLM_MODEL"))
 	if c.Embed, err = loadEmbed(getenv); err != nil {
 		return Config{}, err
+	}
+	if v := strings.TrimSpace(getenv("HYATLAS_MODELS_BASE")); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Config{}, fmt.Errorf("HYATLAS_MODELS_BASE: %q is not an http(s) URL", v)
+		}
+		c.ModelsBase = strings.TrimRight(v, "/") + "/"
 	}
 
 	if c.Paths, err = loadPaths(getenv); err != nil {

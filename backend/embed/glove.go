@@ -33,8 +33,9 @@ const maxGloveTokens = 4096
 // towards rarer words), summed and L2-normalised by an ONNX model run in
 // ONNX Runtime. It is semantic (cat and kitten are close) but ignores
 // word order. Words it does not know are left out; a text with no known
-// word gets a pseudo-random unit vector derived from its text, so it
-// matches only itself, never everything, and is never NaN.
+// word (or only words of weight zero, like "the") gets a pseudo-random unit
+// vector derived from its text, so it matches only itself, never
+// everything, and is never NaN or zero.
 type GloVe struct {
 	info  memory.EmbedderInfo
 	vocab map[string]int64
@@ -54,11 +55,11 @@ type gloveMeta struct {
 var ErrNoGloVe = errors.New("this build has no GloVe model: build with `make build`, which generates it")
 
 // NewGloVe loads the built-in model (ORT must be initialised).
-func NewGloVe(o sessionOptions) (*GloVe, error) {
+func NewGloVe(o SessionOptions) (*GloVe, error) {
 	return newGloVeFS(gloveAssets, "assets/glove", o)
 }
 
-func newGloVeFS(fsys fs.FS, dir string, o sessionOptions) (*GloVe, error) {
+func newGloVeFS(fsys fs.FS, dir string, o SessionOptions) (*GloVe, error) {
 	model, err := fs.ReadFile(fsys, dir+"/model.onnx")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoGloVe
@@ -151,6 +152,9 @@ func (g *GloVe) Embed(ctx context.Context, texts []string, _ memory.EmbedPurpose
 			return nil, err
 		}
 		for j, v := range vecs {
+			if _, ok := unit(v); !ok { // only zero-weight words ("the")
+				v = unknownVector(texts[at[start+j]], g.info.Dims)
+			}
 			out[at[start+j]] = v
 		}
 	}

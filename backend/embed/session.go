@@ -16,15 +16,15 @@ type session struct {
 	outputs []string
 }
 
-// sessionOptions are the runtime settings every model uses. IntraOp is the
+// SessionOptions are the runtime settings every model uses. IntraOp is the
 // number of threads one Run may use (0 lets ORT decide).
-type sessionOptions struct {
+type SessionOptions struct {
 	IntraOp int
 }
 
 // newSession loads a model, asking for the wanted inputs that the graph
 // declares (optional ones it lacks are left out) and the output.
-func newSession(model []byte, required, optional []string, output string, o sessionOptions) (*session, error) {
+func newSession(model []byte, required, optional []string, output string, o SessionOptions) (*session, error) {
 	ins, outs, err := ort.GetInputOutputInfoWithONNXData(model)
 	if err != nil {
 		return nil, fmt.Errorf("read the model's inputs: %w", err)

@@ -8,17 +8,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"hyatlas/backend/api"
 	"hyatlas/backend/config"
-	"hyatlas/backend/embed"
+	"hyatlas/backend/events"
 	"hyatlas/backend/memory"
+	"hyatlas/backend/models"
 	"hyatlas/backend/store"
 	"hyatlas/backend/vector"
 )
@@ -31,6 +34,9 @@ var Version = "0.1.0-dev"
 type Options struct {
 	Logger *slog.Logger
 	Assets fs.FS // the built frontend; nil serves a notice page
+	// ModelCatalog replaces the downloadable models' catalog (tests serve
+	// small models from a local server); nil means the built-in one.
+	ModelCatalog []models.Model
 }
 
 // Engine is a running memory engine.
@@ -43,10 +49,21 @@ type Engine struct {
 	// LoadTime is how long opening took, index rebuild included.
 	LoadTime time.Duration
 
+	models    *modelController
 	log       *slog.Logger
 	store     *store.Store
+	bus       *events.Bus
+	embedders embedderSet
 	http      *http.Server
 	listener  net.Listener
+
+	ctx         context.Context // ends at Close
+	cancel      context.CancelFunc
+	bg          sync.WaitGroup
+	reembedKick chan struct{}
+
+	mu        sync.Mutex
+	closers   []io.Closer // embedders in use or retired
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -69,38 +86,43 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	if st.MigratedFrom != st.MigratedTo {
 		log.Info("store schema migrated", "from", st.MigratedFrom, "to", st.MigratedTo)
 	}
-	emb, err := embed.NewHash(embed.DefaultHashDims)
-	if err != nil {
+	e := &Engine{Config: cfg, Started: started, log: log, store: st, bus: events.New(),
+		reembedKick: make(chan struct{}, 1)}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.models = newModelController(e, filepath.Join(cfg.Paths.Data, "models"), cfg.ModelsBase, opts.ModelCatalog)
+	e.embedders = embedderSet{cfg: cfg, models: e.models.mgr, log: log}
+	fail := func(err error) (*Engine, error) {
+		e.cancel()
+		e.closeEmbedders()
 		_ = st.Close()
 		return nil, err
 	}
-	index := vector.New(emb.Info().Dims)
-	skipped, err := loadIndex(ctx, st, index, emb.Info().ID, emb.Info().Dims)
+	emb, closer, err := e.embedders.openEmbedder(ctx)
 	if err != nil {
-		_ = st.Close()
-		return nil, err
+		return fail(fmt.Errorf("embedder: %w", err))
 	}
-	if len(skipped) > 0 {
-		log.Warn("saved vectors that cannot be indexed were dropped; the rows are kept", "rows", len(skipped))
+	e.closers = append(e.closers, closer)
+	index, err := buildIndex(ctx, st, emb, log)
+	if err != nil {
+		return fail(err)
 	}
-	svc, err := memory.NewService(memory.Config{
+	e.Memory, err = memory.NewService(memory.Config{
 		Mode: cfg.Mode, LLM: llmState(cfg), Aliases: cfg.Aliases, MinScore: cfg.MinScore, Admin: cfg.Admin,
-	}, memory.Deps{Store: st, Index: index, Embedder: emb})
+	}, memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus})
 	if err != nil {
-		_ = st.Close()
-		return nil, err
+		return fail(err)
 	}
-	token, err := api.LoadOrCreateToken(cfg.Paths.Config)
-	if err != nil {
-		_ = st.Close()
-		return nil, fmt.Errorf("API token: %w", err)
+	if e.Token, err = api.LoadOrCreateToken(cfg.Paths.Config); err != nil {
+		return fail(fmt.Errorf("API token: %w", err))
 	}
-	e := &Engine{Config: cfg, Memory: svc, Token: token, Started: started, log: log, store: st}
 	e.API = api.New(api.Config{
-		BindHost: cfg.Host, AllowedHosts: cfg.AllowedHosts, Auth: cfg.Auth, Token: token,
+		BindHost: cfg.Host, AllowedHosts: cfg.AllowedHosts, Auth: cfg.Auth, Token: e.Token,
 		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLMBase, LLMModel: cfg.LLMModel,
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
-	}, svc, e.Flush)
+		Subscribe: e.bus.Subscribe, Models: e.models,
+	}, e.Memory, e.Flush)
+	e.background(e.reembedLoop)
+	e.kickReembed()
 	e.LoadTime = time.Since(started)
 	log.Info("engine open", "data", cfg.Paths.Data, "memories", index.Len(), "embedder", emb.Info().ID,
 		"mode", cfg.Mode, "took", e.LoadTime.Round(time.Millisecond))
@@ -205,7 +227,8 @@ func (e *Engine) BaseURL() string {
 func (e *Engine) Flush(ctx context.Context) error { return e.Memory.Flush(ctx) }
 
 // Close stops the listener (letting requests in progress finish, up to 10
-// seconds), flushes, and closes the store. It is safe to call twice.
+// seconds), stops background work, flushes, and closes the store. It is
+// safe to call twice.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		var errs []error
@@ -214,8 +237,20 @@ func (e *Engine) Close() error {
 			errs = append(errs, e.http.Shutdown(ctx))
 			cancel()
 		}
+		e.cancel()
+		e.bg.Wait()
 		errs = append(errs, e.Memory.Flush(context.Background()), e.store.Close())
+		e.closeEmbedders()
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
+}
+
+func (e *Engine) closeEmbedders() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, c := range e.closers {
+		_ = c.Close()
+	}
+	e.closers = nil
 }

@@ -17,7 +17,8 @@ import (
 func testConfig(t *testing.T) config.Config {
 	dir := t.TempDir()
 	return config.Config{Host: "127.0.0.1", Port: 0, Auth: true, Mode: memory.ModeLite, MinScore: -1,
-		Paths: config.Paths{Data: filepath.Join(dir, "data"), Config: filepath.Join(dir, "config"), Cache: filepath.Join(dir, "cache")}}
+		Paths: config.Paths{Data: filepath.Join(dir, "data"), Config: filepath.Join(dir, "config"), Cache: filepath.Join(dir, "cache")},
+		Embed: config.EmbedConfig{Choice: config.EmbedLocal}}
 }
 
 func quiet() Options { return Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))} }

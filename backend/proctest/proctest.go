@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -38,7 +39,7 @@ func New(t testing.TB, binary string, extraEnv ...string) *Instance {
 	t.Helper()
 	home := t.TempDir()
 	port := FreePort(t)
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "HYATLAS_ORT_LIB=" + ORTLib(),
 		"HYATLAS_DATA=" + filepath.Join(home, "data"), "HYATLAS_CONFIG_DIR=" + filepath.Join(home, "config"),
 		"HYATLAS_CACHE_DIR=" + filepath.Join(home, "cache"), fmt.Sprintf("HYATLAS_GO_PORT=%d", port)}
 	return &Instance{t: t, Binary: binary, Home: home, Port: port, Env: append(env, extraEnv...)}
@@ -171,4 +172,35 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// ORTLib is the ONNX Runtime library tests load: HYATLAS_ORT_LIB, else the
+// copy `make` keeps in the repository's build cache.
+func ORTLib() string {
+	if lib := os.Getenv("HYATLAS_ORT_LIB"); lib != "" {
+		return lib
+	}
+	dir, err := os.Getwd()
+	for err == nil {
+		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
+			return filepath.Join(dir, "build", "cache", "ort", "lib", ortLibName())
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ortLibName()
+}
+
+func ortLibName() string {
+	switch runtime.GOOS {
+	case "windows":
+		return "onnxruntime.dll"
+	case "darwin":
+		return "libonnxruntime.1.dylib"
+	default:
+		return "libonnxruntime.so.1"
+	}
 }

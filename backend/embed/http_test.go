@@ -1,0 +1,80 @@
+package embed
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"hyatlas/backend/memory"
+)
+
+// fakeEmbeddings is an OpenAI-compatible /embeddings endpoint that checks
+// what it receives and answers with vectors derived from the texts (in
+// reverse order, as the contract allows).
+func fakeEmbeddings(t *testing.T, status int) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" || r.Method != "POST" {
+			t.Errorf("%s %s", r.Method, r.URL.Path)
+		}
+		if r.Header.Get("Authorization") != "Bearer sk-test" || !strings.HasPrefix(r.Header.Get("User-Agent"), "HyAtlas/") {
+			t.Errorf("headers %v", r.Header)
+		}
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "emb-3" {
+			t.Errorf("body %+v %v", req, err)
+		}
+		if status != 200 {
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"error":{"message":"quota"}}`))
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var data []item
+		for i := len(req.Input) - 1; i >= 0; i-- {
+			data = append(data, item{Index: i, Embedding: []float32{float32(len(req.Input[i])), 1, 2}})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+}
+
+func TestHTTP_ProbesAndEmbeds(t *testing.T) {
+	srv := fakeEmbeddings(t, 200)
+	defer srv.Close()
+	h, err := NewHTTP(context.Background(), srv.URL+"/v1/", "emb-3", "sk-test", "HyAtlas/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := h.Info()
+	if info.Dims != 3 || !info.Semantic || !strings.Contains(info.ID, "emb-3") {
+		t.Errorf("info %+v", info)
+	}
+	v, err := h.Embed(context.Background(), []string{"a", "abcd"}, memory.PurposeQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each text gets its own vector, whatever order the answer uses.
+	if v[0][0] >= v[1][0] {
+		t.Errorf("vectors out of order: %v", v)
+	}
+	if n := v[1][0]*v[1][0] + v[1][1]*v[1][1] + v[1][2]*v[1][2]; n < 0.999 || n > 1.001 {
+		t.Errorf("not normalised: %v", v[1])
+	}
+}
+
+func TestHTTP_ErrorsNameTheStatus(t *testing.T) {
+	srv := fakeEmbeddings(t, 429)
+	defer srv.Close()
+	_, err := NewHTTP(context.Background(), srv.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test")
+	if err == nil || !strings.Contains(err.Error(), "429") || strings.Contains(err.Error(), "sk-test") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"hyatlas/backend/embed"
+	"hyatlas/backend/memory"
+	"hyatlas/backend/store"
+	"hyatlas/backend/vector"
+)
+
+// bgeEmbedderID is the embedder id BGE-small's vectors carry.
+const bgeEmbedderID = embed.BGEName
+
+// reembedRetry is how long a failed re-embedding pass waits to run again.
+const reembedRetry = time.Minute
+
+// background runs f in a goroutine the engine waits for at Close; its
+// context ends when the engine closes.
+func (e *Engine) background(f func(context.Context)) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		f(e.ctx)
+	}()
+}
+
+// kickReembed asks the re-embedding loop for a pass.
+func (e *Engine) kickReembed() {
+	select {
+	case e.reembedKick <- struct{}{}:
+	default:
+	}
+}
+
+// reembedLoop runs a re-embedding pass whenever asked (at start, after a
+// switch of embedder) and again a minute after a pass that failed.
+func (e *Engine) reembedLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.reembedKick:
+		}
+		err := e.Memory.Reembed(ctx)
+		if err != nil && ctx.Err() == nil {
+			e.log.Warn("re-embedding stopped; it will resume", "err", err, "retry_in", reembedRetry)
+			time.AfterFunc(reembedRetry, e.kickReembed)
+		}
+	}
+}
+
+// switchEmbedder opens the embedder the configuration now asks for (after
+// a model was installed or removed); if it differs from the one in use, it
+// builds its index from the vectors already saved for it and switches,
+// and a re-embedding pass gives the remaining rows their vectors.
+func (e *Engine) switchEmbedder(ctx context.Context) error {
+	emb, closer, err := e.embedders.openEmbedder(ctx)
+	if err != nil {
+		return err
+	}
+	if emb.Info().ID == e.Memory.EmbedderInfo().ID {
+		return closer.Close()
+	}
+	index, err := buildIndex(ctx, e.store, emb, e.log)
+	if err != nil {
+		_ = closer.Close()
+		return err
+	}
+	e.Memory.SetEmbedder(emb, index)
+	e.mu.Lock()
+	// The previous model may still serve a search in flight: keep it open
+	// until the engine closes.
+	e.closers = append(e.closers, closer)
+	e.mu.Unlock()
+	e.log.Info("embedder switched", "embedder", emb.Info().ID)
+	e.publish("embedder.switched", emb.Info())
+	e.kickReembed()
+	return nil
+}
+
+// buildIndex loads the saved vectors of emb's model into a new index.
+func buildIndex(ctx context.Context, st *store.Store, emb memory.Embedder, log *slog.Logger) (*vector.Index, error) {
+	info := emb.Info()
+	index := vector.New(info.Dims)
+	skipped, err := loadIndex(ctx, st, index, info.ID, info.Dims)
+	if err != nil {
+		return nil, err
+	}
+	if len(skipped) > 0 {
+		log.Warn("saved vectors that cannot be indexed were dropped; the rows are kept", "rows", len(skipped))
+	}
+	return index, nil
+}
+
+func (e *Engine) publish(kind string, data any) {
+	e.bus.Publish(memory.Event{Type: kind, At: time.Now().UTC(), Data: data})
+}
