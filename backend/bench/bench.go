@@ -49,8 +49,15 @@ func Run(ctx context.Context, o Options) error {
 	var rows []row
 	say := func(format string, args ...any) { fmt.Fprintf(o.Progress, format+"\n", args...) }
 
+	say("embedding: the GloVe model and a BERT-shaped model ...")
+	r, err := benchEmbedding(ctx, tmp)
+	if err != nil {
+		return fmt.Errorf("embedding: %w", err)
+	}
+	rows = append(rows, r...)
+
 	say("writes: 8 concurrent clients over loopback ...")
-	r, err := benchWrites(ctx, tmp)
+	r, err = benchWrites(ctx, tmp)
 	if err != nil {
 		return fmt.Errorf("writes: %w", err)
 	}
@@ -165,7 +172,8 @@ func benchSearch(ctx context.Context, dir string, n int, targetMS float64) ([]ro
 
 func benchConfig(dir string) config.Config {
 	return config.Config{Host: "127.0.0.1", Port: 0, Auth: true, Mode: memory.ModeLite, MinScore: -1,
-		Paths: config.Paths{Data: dir, Config: dir + "-config", Cache: dir + "-cache"}}
+		Paths: config.Paths{Data: dir, Config: dir + "-config", Cache: dir + "-cache"},
+		Embed: config.EmbedConfig{Choice: config.EmbedLocal}}
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -25,7 +25,7 @@ func benchStartup(ctx context.Context, dir, binary string, n int) ([]row, error)
 	ln.Close()
 	cmd := exec.CommandContext(ctx, binary, "serve")
 	cmd.Env = append(os.Environ(), "HYATLAS_DATA="+dir, "HYATLAS_CONFIG_DIR="+dir+"-config",
-		"HYATLAS_CACHE_DIR="+dir+"-cache", "HYATLAS_MODE=lite", "HYATLAS_GO_PORT="+strconv.Itoa(port))
+		"HYATLAS_CACHE_DIR="+dir+"-cache", "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_GO_PORT="+strconv.Itoa(port))
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 
 	"hyatlas/backend/embed/wordpiece"
 	"hyatlas/backend/memory"
+
+	ort "github.com/yalue/onnxruntime_go"
 )
 
 // BGE-small-en-v1.5 as its reference implementation runs it: the BERT
@@ -105,24 +107,25 @@ func (b *BGE) Embed(ctx context.Context, texts []string, p memory.EmbedPurpose) 
 // each row, normalised.
 func (b *BGE) run(texts []string) ([][]float32, error) {
 	ids, mask, types, batch, seq := b.vocab.EncodeBatch(texts, bgeMaxTokens)
-	data, shape, err := b.s.run(batch, seq, map[string][]int64{
-		"input_ids": ids, "attention_mask": mask, "token_type_ids": types,
-	})
+	vecs := make([][]float32, batch)
+	err := b.s.run(batch, seq, map[string][]int64{"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
+		func(data []float32, shape ort.Shape) error {
+			if len(shape) != 3 || shape[0] != int64(batch) || shape[1] != int64(seq) {
+				return fmt.Errorf("the model answered shape %v for %d×%d tokens", shape, batch, seq)
+			}
+			dims := int(shape[2])
+			for i := range batch {
+				cls := data[i*seq*dims : i*seq*dims+dims] // position 0 of row i
+				v, ok := unit(cls)
+				if !ok {
+					return fmt.Errorf("the model returned a zero or non-finite vector")
+				}
+				vecs[i] = v
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("BGE: %w", err)
-	}
-	if len(shape) != 3 || shape[0] != int64(batch) || shape[1] != int64(seq) {
-		return nil, fmt.Errorf("BGE: the model answered shape %v for %d×%d tokens", shape, batch, seq)
-	}
-	dims := int(shape[2])
-	vecs := make([][]float32, batch)
-	for i := range batch {
-		cls := data[i*seq*dims : i*seq*dims+dims] // position 0 of row i
-		v, ok := unit(cls)
-		if !ok {
-			return nil, fmt.Errorf("BGE: the model returned a zero or non-finite vector")
-		}
-		vecs[i] = v
 	}
 	return vecs, nil
 }

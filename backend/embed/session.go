@@ -3,6 +3,8 @@ package embed
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -14,6 +16,9 @@ type session struct {
 	s       *ort.DynamicAdvancedSession
 	inputs  []string // the inputs this model declares, in our order
 	outputs []string
+	// runNanos adds up the time spent inside ORT's Run, so benchmarks can
+	// tell the model's share of an embedding from ours.
+	runNanos atomic.Int64
 }
 
 // SessionOptions are the runtime settings every model uses. IntraOp is the
@@ -71,8 +76,10 @@ func newSession(model []byte, required, optional []string, output string, o Sess
 func (s *session) has(input string) bool { return slices.Contains(s.inputs, input) }
 
 // run feeds int64 inputs of shape [batch, seq] (by name; only the declared
-// ones are used) and returns the float32 output with its shape.
-func (s *session) run(batch, seq int, feeds map[string][]int64) ([]float32, ort.Shape, error) {
+// ones are used) and hands the float32 output and its shape to use, which
+// must copy what it keeps: the output is freed when use returns (a BERT
+// model's output is tokens × hidden size; only a few rows are needed).
+func (s *session) run(batch, seq int, feeds map[string][]int64, use func([]float32, ort.Shape) error) error {
 	shape := ort.NewShape(int64(batch), int64(seq))
 	values := make([]ort.Value, len(s.inputs))
 	defer func() {
@@ -85,20 +92,40 @@ func (s *session) run(batch, seq int, feeds map[string][]int64) ([]float32, ort.
 	for i, name := range s.inputs {
 		t, err := ort.NewTensor(shape, feeds[name])
 		if err != nil {
-			return nil, nil, fmt.Errorf("input %s: %w", name, err)
+			return fmt.Errorf("input %s: %w", name, err)
 		}
 		values[i] = t
 	}
 	out := []ort.Value{nil}
-	if err := s.s.Run(values, out); err != nil {
-		return nil, nil, fmt.Errorf("run the model: %w", err)
+	start := time.Now()
+	err := s.s.Run(values, out)
+	s.runNanos.Add(int64(time.Since(start)))
+	if err != nil {
+		return fmt.Errorf("run the model: %w", err)
 	}
 	defer out[0].Destroy()
 	t, ok := out[0].(*ort.Tensor[float32])
 	if !ok {
-		return nil, nil, fmt.Errorf("the model's output is not float32")
+		return fmt.Errorf("the model's output is not float32")
 	}
-	return slices.Clone(t.GetData()), t.GetShape().Clone(), nil
+	return use(t.GetData(), t.GetShape())
 }
 
 func (s *session) close() error { return s.s.Destroy() }
+
+// ModelTimer reports the time a model spent inside ONNX Runtime so far.
+type ModelTimer interface {
+	ModelTime() time.Duration
+}
+
+// ModelTime implements ModelTimer.
+func (g *GloVe) ModelTime() time.Duration { return time.Duration(g.s.runNanos.Load()) }
+
+// ModelTime implements ModelTimer.
+func (b *BGE) ModelTime() time.Duration { return time.Duration(b.s.runNanos.Load()) }
+
+// NewBGEFromBytes builds a BGE-style embedder from model bytes and a
+// vocab.txt (benchmarks use BERT-shaped test models).
+func NewBGEFromBytes(model, vocabTxt []byte, id string, o SessionOptions) (*BGE, error) {
+	return newBGE(model, vocabTxt, id, o)
+}

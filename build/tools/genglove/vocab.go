@@ -18,7 +18,11 @@ import (
 const (
 	weightIDF  = "idf"
 	weightNone = "none"
+	weightSIF  = "sif"
 )
+
+// sifA is the smoothing constant of SIF weighting (Arora et al. 2017).
+const sifA = 1e-3
 
 // glove is what genglove keeps of the embeddings file.
 type glove struct {
@@ -28,13 +32,27 @@ type glove struct {
 	Table []float32 // [len(Words)+1, Dims], row 0 zeros
 }
 
+// gloveVocab is the size of the GloVe 6B vocabulary the wink vectors come
+// from; SIF weighting needs it for Zipf's normalising constant.
+const gloveVocab = 400000
+
 // weight is the row scale for a word at 0-based rank in the original
-// frequency-ordered list: ln(1 + rank/100), an IDF proxy under Zipf's law.
+// frequency-ordered list:
+//   - idf: ln(1 + rank/100), an IDF proxy under Zipf's law;
+//   - sif: a / (a + p(w)), smooth inverse frequency (Arora et al. 2017),
+//     with p(w) the word's Zipf probability 1 / ((rank+1) · H(400000));
+//   - none: 1.
 func weight(scheme string, rank int) float64 {
-	if scheme == weightNone {
+	switch scheme {
+	case weightNone:
 		return 1
+	case weightSIF:
+		h := math.Log(gloveVocab) + 0.5772156649 // the harmonic number H(400000)
+		p := 1 / (float64(rank+1) * h)
+		return sifA / (sifA + p)
+	default:
+		return math.Log1p(float64(rank) / 100)
 	}
-	return math.Log1p(float64(rank) / 100)
 }
 
 // tokenizable reports whether the app's tokenizer (lower-case, split on
@@ -92,8 +110,8 @@ func openEntry(path, entry string) (r io.Reader, source string, closeFn func() e
 // the object by tokens ("vectors" is also a word inside "words") and never
 // holds more than one vector it does not keep.
 func readGlove(r io.Reader, n int, scheme string) (*glove, error) {
-	if scheme != weightIDF && scheme != weightNone {
-		return nil, fmt.Errorf("unknown weighting %q (want %s or %s)", scheme, weightIDF, weightNone)
+	if scheme != weightIDF && scheme != weightNone && scheme != weightSIF {
+		return nil, fmt.Errorf("unknown weighting %q (want %s, %s or %s)", scheme, weightIDF, weightSIF, weightNone)
 	}
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
 	if err := delim(dec, '{'); err != nil {
