@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api';
-import { LAYERS, errorKind, errorText, formatUptime, llmStateText, plural } from './format';
+import { LAYERS, errorKind, errorText, formatUptime, llmStateText, plural, reembedText } from './format';
 
 describe('llmStateText', () => {
   it('words every known state', () => {
@@ -65,5 +65,13 @@ describe('layers and wording', () => {
     expect(errorText(new ApiError(0, 'unreachable', 'fetch failed'))).toBe(
       'Cannot reach the HyAtlas server (fetch failed).',
     );
+  });
+});
+
+describe('reembedText', () => {
+  it('counts and rounds down the percentage', () => {
+    expect(reembedText({ done: 1200, total: 5000 })).toBe('1200 of 5000 memories re-embedded (24%)');
+    expect(reembedText({ done: 0, total: 1 })).toBe('0 of 1 memory re-embedded (0%)');
+    expect(reembedText({ done: 0, total: 0 })).toBe('0 of 0 memories re-embedded (0%)');
   });
 });

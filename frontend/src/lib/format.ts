@@ -68,3 +68,9 @@ export function errorText(err: ApiError): string {
   if (err.status === 0) return `Cannot reach the HyAtlas server (${err.message}).`;
   return `The server answered ${err.status} ${err.code}: ${err.message}.`;
 }
+
+/** "1200 of 5000 memories re-embedded (24%)" for a running re-embed. */
+export function reembedText(r: { done: number; total: number }): string {
+  const pct = r.total > 0 ? Math.floor((100 * r.done) / r.total) : 0;
+  return `${r.done} of ${plural(r.total, 'memory', 'memories')} re-embedded (${pct}%)`;
+}

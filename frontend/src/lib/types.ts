@@ -19,6 +19,15 @@ export interface Embedder {
   semantic: boolean;
 }
 
+/** Re-embedding after a change of embedder (running: in progress). */
+export interface Reembed {
+  running: boolean;
+  embedder?: string;
+  done: number;
+  total: number;
+  error?: string;
+}
+
 /** The part of GET /api/v1/status the UI uses (the server may send more). */
 export interface Status {
   status: string;
@@ -37,6 +46,7 @@ export interface Status {
   vdb_points: number;
   layers: Record<LayerId, number>;
   embedder: Embedder;
+  reembed?: Reembed;
   data_dir: string;
   /** Seconds since the server started. */
   uptime: number;
