@@ -46,6 +46,8 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 		select {
 		case <-r.Context().Done():
 			return nil
+		case <-s.stopping:
+			return nil
 		case <-tick.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
 		case e, open := <-events:

@@ -3,6 +3,7 @@ package api_test
 import (
 	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,5 +45,29 @@ func TestEventStream(t *testing.T) {
 	}
 	if r := a.do(req{path: "/api/v1/events", noAuth: true}); r.status != 401 {
 		t.Errorf("event stream without a token: %d", r.status)
+	}
+}
+
+// TestEventStream_StopEndsIt: an open stream ends when the server stops,
+// so an HTTP server's Shutdown does not wait on it.
+func TestEventStream_StopEndsIt(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	hr, _ := http.NewRequest("GET", a.srv.URL+"/api/v1/events", nil)
+	hr.Header.Set("Authorization", "Bearer "+testToken)
+	res, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, res.Body)
+		done <- err
+	}()
+	a.api.Stop()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the event stream is still open after Stop")
 	}
 }

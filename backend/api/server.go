@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -51,12 +52,15 @@ type Server struct {
 	signIn signIns
 	mux    *http.ServeMux
 	log    *slog.Logger
+
+	stopping chan struct{} // closed by Stop: long-lived streams end
+	stopOnce sync.Once
 }
 
 // New builds the API over a memory service. flush is called by
 // POST /api/v1/flush to finish in-flight work and write state.
 func New(cfg Config, mem *memory.Service, flush func(context.Context) error) *Server {
-	s := &Server{cfg: cfg, mem: mem, flush: flush, log: cfg.Logger}
+	s := &Server{cfg: cfg, mem: mem, flush: flush, log: cfg.Logger, stopping: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -142,6 +146,10 @@ func sameOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	return origin == "" || strings.EqualFold(origin, "http://"+r.Host) || strings.EqualFold(origin, "https://"+r.Host)
 }
+
+// Stop ends long-lived responses (event streams), so that an HTTP server's
+// Shutdown, which waits for every handler, can finish. Safe to call twice.
+func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
 
 // DashboardURL returns a one-time sign-in link to the browser dashboard for
 // a server reachable at base (e.g. http://127.0.0.1:19528).

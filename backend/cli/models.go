@@ -88,7 +88,7 @@ func installRemote(ctx context.Context, e Env, c *client.Client, name string) er
 	opened := make(chan struct{})
 	result := make(chan error, 1)
 	go func() {
-		var outcome error
+		outcome := fmt.Errorf("the connection to HyAtlas ended before %s was installed: see `hyatlas models`", name)
 		err := c.Events(ctx, func() { close(opened) }, func(ev memory.Event) bool {
 			data, _ := ev.Data.(map[string]any)
 			if data["name"] != name {
@@ -101,11 +101,15 @@ func installRemote(ctx context.Context, e Env, c *client.Client, name string) er
 				return true
 			case "model.failed":
 				outcome = fmt.Errorf("installing %s failed: %v", name, data["error"])
+			case "model.installed":
+				outcome = nil
+			default:
+				return true
 			}
 			return false
 		}, "model.")
-		if outcome == nil {
-			outcome = err
+		if err != nil && outcome != nil {
+			outcome = errors.Join(outcome, err)
 		}
 		result <- outcome
 	}()

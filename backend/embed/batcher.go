@@ -11,13 +11,17 @@ import (
 // runs: each of its workers takes the oldest waiting call and every other
 // call already waiting (up to maxBatch texts of the same purpose), runs
 // them as one batch and hands each caller its vectors. An idle batcher
-// adds no delay: a lone call runs at once. Calls of maxBatch texts or more
-// bypass the queue.
+// adds no delay: a lone call runs at once. A call of maxBatch texts or more
+// is split across the workers.
 type Batcher struct {
-	inner memory.Embedder
-	reqs  chan *batchReq
-	stop  chan struct{}
-	wg    sync.WaitGroup
+	inner   memory.Embedder
+	workers int
+	reqs    chan *batchReq
+	stop    chan struct{}
+	wg      sync.WaitGroup
+
+	closeMu sync.RWMutex // read-held while a call is queued or running
+	closed  bool
 }
 
 type batchReq struct {
@@ -34,8 +38,9 @@ type batchRes struct {
 
 // NewBatcher wraps inner with workers goroutines (at least 1).
 func NewBatcher(inner memory.Embedder, workers int) *Batcher {
-	b := &Batcher{inner: inner, reqs: make(chan *batchReq, 1024), stop: make(chan struct{})}
-	for range max(1, workers) {
+	workers = max(1, workers)
+	b := &Batcher{inner: inner, workers: workers, reqs: make(chan *batchReq, 1024), stop: make(chan struct{})}
+	for range workers {
 		b.wg.Add(1)
 		go b.work()
 	}
@@ -48,29 +53,53 @@ func (b *Batcher) Info() memory.EmbedderInfo { return b.inner.Info() }
 // Inner is the wrapped embedder.
 func (b *Batcher) Inner() memory.Embedder { return b.inner }
 
-// Embed implements memory.Embedder.
+// Embed implements memory.Embedder. A call of maxBatch texts or more is
+// split across the workers, so that one big batch (a re-embedding step)
+// still uses every core.
 func (b *Batcher) Embed(ctx context.Context, texts []string, p memory.EmbedPurpose) ([][]float32, error) {
-	if len(texts) >= maxBatch || len(texts) == 0 {
-		return b.inner.Embed(ctx, texts, p)
-	}
-	r := &batchReq{ctx: ctx, texts: texts, purpose: p, done: make(chan batchRes, 1)}
-	select {
-	case b.reqs <- r:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-b.stop:
+	b.closeMu.RLock()
+	defer b.closeMu.RUnlock()
+	if b.closed {
 		return nil, memory.Errorf(memory.EUNAVAILABLE, "the embedder is closed")
 	}
-	select {
-	case res := <-r.done:
-		return res.vecs, res.err
-	case <-ctx.Done():
+	if len(texts) == 0 {
 		return nil, ctx.Err()
 	}
+	size := len(texts)
+	if size >= maxBatch {
+		size = (len(texts) + b.workers - 1) / b.workers
+	}
+	var reqs []*batchReq
+	for start := 0; start < len(texts); start += size {
+		r := &batchReq{ctx: ctx, texts: texts[start:min(start+size, len(texts))], purpose: p, done: make(chan batchRes, 1)}
+		select {
+		case b.reqs <- r:
+			reqs = append(reqs, r)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	out := make([][]float32, 0, len(texts))
+	for _, r := range reqs {
+		select {
+		case res := <-r.done:
+			if res.err != nil {
+				return nil, res.err
+			}
+			out = append(out, res.vecs...)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return out, nil
 }
 
-// Close stops the workers once the queued calls are answered.
+// Close answers the calls still queued, waits for the workers, and makes
+// later calls fail; it does not close the model under it.
 func (b *Batcher) Close() {
+	b.closeMu.Lock() // waits for calls in flight: they are answered first
+	b.closed = true
+	b.closeMu.Unlock()
 	close(b.stop)
 	b.wg.Wait()
 }

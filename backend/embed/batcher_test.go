@@ -81,3 +81,55 @@ func TestBatcher_CancelledCaller(t *testing.T) {
 		t.Errorf("after a cancel: %v %v", v, err)
 	}
 }
+
+// TestBatcher_CloseAnswersEveryCaller: callers queued at Close get an
+// answer (their vectors or an error), never a hang; later calls fail.
+func TestBatcher_CloseAnswersEveryCaller(t *testing.T) {
+	h, _ := NewHash(16)
+	b := NewBatcher(&countingEmbedder{inner: h}, 1)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, _ = b.Embed(context.Background(), []string{fmt.Sprint("text ", i)}, memory.PurposeDocument)
+		}(i)
+	}
+	b.Close()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("callers still waiting after Close")
+	}
+	if _, err := b.Embed(context.Background(), []string{"late"}, memory.PurposeDocument); memory.ErrorCode(err) != memory.EUNAVAILABLE {
+		t.Errorf("a call after Close: %v", err)
+	}
+}
+
+// TestBatcher_BigCallUsesEveryWorker: a call of 128 texts is split across
+// the workers and comes back in order.
+func TestBatcher_BigCallUsesEveryWorker(t *testing.T) {
+	h, _ := NewHash(16)
+	inner := &countingEmbedder{inner: h}
+	b := NewBatcher(inner, 2)
+	defer b.Close()
+	texts := make([]string, 128)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("text number %d", i)
+	}
+	got, err := b.Embed(context.Background(), texts, memory.PurposeDocument)
+	if err != nil || len(got) != 128 {
+		t.Fatalf("%d vectors, %v", len(got), err)
+	}
+	want, _ := h.Embed(context.Background(), texts, memory.PurposeDocument)
+	for i := range want {
+		if cos(got[i], want[i]) < 0.9999 {
+			t.Fatalf("vector %d is out of order", i)
+		}
+	}
+	if inner.calls.Load() < 2 {
+		t.Errorf("one model call for a split batch")
+	}
+}

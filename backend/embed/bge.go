@@ -37,8 +37,10 @@ type BGE struct {
 }
 
 // LoadBGE loads model.onnx and vocab.txt from dir (the models manager's
-// directory for bge-small). ORT must be initialised.
-func LoadBGE(dir string, o SessionOptions) (*BGE, error) {
+// directory for bge-small) as the embedder id (it names the exact model
+// file, so a different file never reuses its vectors). ORT must be
+// initialised.
+func LoadBGE(dir, id string, o SessionOptions) (*BGE, error) {
 	model, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
 	if err != nil {
 		return nil, fmt.Errorf("read BGE model: %w", err)
@@ -47,7 +49,7 @@ func LoadBGE(dir string, o SessionOptions) (*BGE, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read BGE vocabulary: %w", err)
 	}
-	return newBGE(model, vocab, BGEName, o)
+	return newBGE(model, vocab, id, o)
 }
 
 // newBGE builds the embedder from model bytes and a vocab.txt; id names

@@ -5,21 +5,22 @@ import (
 	"log/slog"
 	"time"
 
-	"hyatlas/backend/embed"
 	"hyatlas/backend/memory"
 	"hyatlas/backend/store"
 	"hyatlas/backend/vector"
 )
 
-// bgeEmbedderID is the embedder id BGE-small's vectors carry.
-const bgeEmbedderID = embed.BGEName
-
 // reembedRetry is how long a failed re-embedding pass waits to run again.
 const reembedRetry = time.Minute
 
 // background runs f in a goroutine the engine waits for at Close; its
-// context ends when the engine closes.
+// context ends when the engine closes. After Close it runs nothing.
 func (e *Engine) background(f func(context.Context)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped {
+		return
+	}
 	e.bg.Add(1)
 	go func() {
 		defer e.bg.Done()
@@ -54,9 +55,12 @@ func (e *Engine) reembedLoop(ctx context.Context) {
 
 // switchEmbedder opens the embedder the configuration now asks for (after
 // a model was installed or removed); if it differs from the one in use, it
-// builds its index from the vectors already saved for it and switches,
-// and a re-embedding pass gives the remaining rows their vectors.
+// switches, the new index built from the vectors already saved for it, and
+// a re-embedding pass gives the remaining rows their vectors. Switches run
+// one at a time. The old model is closed once no call uses it any more.
 func (e *Engine) switchEmbedder(ctx context.Context) error {
+	e.switchMu.Lock()
+	defer e.switchMu.Unlock()
 	emb, closer, err := e.embedders.openEmbedder(ctx)
 	if err != nil {
 		return err
@@ -64,17 +68,23 @@ func (e *Engine) switchEmbedder(ctx context.Context) error {
 	if emb.Info().ID == e.Memory.EmbedderInfo().ID {
 		return closer.Close()
 	}
-	index, err := buildIndex(ctx, e.store, emb, e.log)
+	retire, err := e.Memory.SwitchEmbedder(ctx, emb, func(ctx context.Context) (memory.VectorIndex, error) {
+		return buildIndex(ctx, e.store, emb, e.log)
+	})
 	if err != nil {
 		_ = closer.Close()
 		return err
 	}
-	e.Memory.SetEmbedder(emb, index)
 	e.mu.Lock()
-	// The previous model may still serve a search in flight: keep it open
-	// until the engine closes.
-	e.closers = append(e.closers, closer)
+	old := e.closer
+	e.closer = closer
 	e.mu.Unlock()
+	e.background(func(context.Context) {
+		retire()
+		if old != nil {
+			_ = old.Close()
+		}
+	})
 	e.log.Info("embedder switched", "embedder", emb.Info().ID)
 	e.publish("embedder.switched", emb.Info())
 	e.kickReembed()

@@ -81,7 +81,7 @@ func (e embedderSet) openGloVe() (memory.Embedder, io.Closer, error) {
 
 func (e embedderSet) openBGE() (memory.Embedder, io.Closer, error) {
 	model, _ := e.models.Path(bgeModel, "model.onnx")
-	b, err := embed.LoadBGE(filepath.Dir(model), sessionOptions())
+	b, err := embed.LoadBGE(filepath.Dir(model), e.bgeID(), sessionOptions())
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", bgeModel, err)
 	}
@@ -118,4 +118,21 @@ func batched(m interface {
 }) (memory.Embedder, io.Closer, error) {
 	b := embed.NewBatcher(m, runtime.GOMAXPROCS(0))
 	return b, closingBatcher{b: b, model: m}, nil
+}
+
+// bgeID is the embedder id of the installed BGE model: its name and the
+// start of its pinned checksum.
+func (e embedderSet) bgeID() string {
+	list, _ := e.models.List()
+	for _, m := range list {
+		if m.Name != bgeModel {
+			continue
+		}
+		for _, f := range m.Files {
+			if f.Name == "model.onnx" && len(f.SHA256) >= 8 {
+				return embed.BGEName + "-" + f.SHA256[:8]
+			}
+		}
+	}
+	return embed.BGEName
 }

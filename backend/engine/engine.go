@@ -62,8 +62,10 @@ type Engine struct {
 	bg          sync.WaitGroup
 	reembedKick chan struct{}
 
+	switchMu  sync.Mutex // one embedder switch at a time
 	mu        sync.Mutex
-	closers   []io.Closer // embedders in use or retired
+	closer    io.Closer // the embedder in use
+	stopped   bool      // Close has begun: no new background work
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -93,7 +95,9 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	e.embedders = embedderSet{cfg: cfg, models: e.models.mgr, log: log}
 	fail := func(err error) (*Engine, error) {
 		e.cancel()
-		e.closeEmbedders()
+		if e.closer != nil {
+			_ = e.closer.Close()
+		}
 		_ = st.Close()
 		return nil, err
 	}
@@ -101,7 +105,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	if err != nil {
 		return fail(fmt.Errorf("embedder: %w", err))
 	}
-	e.closers = append(e.closers, closer)
+	e.closer = closer
 	index, err := buildIndex(ctx, st, emb, log)
 	if err != nil {
 		return fail(err)
@@ -206,6 +210,7 @@ func (e *Engine) Listen() (string, error) {
 	e.listener = ln
 	e.http = &http.Server{Handler: e.API.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}
+	e.http.RegisterOnShutdown(e.API.Stop) // ends event streams, which Shutdown would wait for
 	go func() {
 		if err := e.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			e.log.Error("API server stopped", "err", err)
@@ -237,20 +242,18 @@ func (e *Engine) Close() error {
 			errs = append(errs, e.http.Shutdown(ctx))
 			cancel()
 		}
+		e.mu.Lock()
+		e.stopped = true
+		e.mu.Unlock()
 		e.cancel()
 		e.bg.Wait()
 		errs = append(errs, e.Memory.Flush(context.Background()), e.store.Close())
-		e.closeEmbedders()
+		e.mu.Lock()
+		if e.closer != nil {
+			errs = append(errs, e.closer.Close())
+		}
+		e.mu.Unlock()
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
-}
-
-func (e *Engine) closeEmbedders() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, c := range e.closers {
-		_ = c.Close()
-	}
-	e.closers = nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hyatlas/backend/api/client"
 	"hyatlas/backend/config"
 	"hyatlas/backend/embed"
 	"hyatlas/backend/memory"
@@ -149,5 +150,33 @@ func TestOpen_DropsUnusableVectors(t *testing.T) {
 	res, err := eng.Memory.Search(ctx, memory.SearchInput{Query: "zero vector", Reader: "keyword"})
 	if err != nil || len(res.Hits) != 1 {
 		t.Errorf("the row is not found by keyword: %v %v", res.Hits, err)
+	}
+}
+
+// TestClose_EndsEventStreams: an open event stream does not hold up a
+// shutdown (Shutdown waits for every handler).
+func TestClose_EndsEventStreams(t *testing.T) {
+	e, err := Open(context.Background(), testConfig(t), quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(e.BaseURL(), e.Token)
+	opened := make(chan struct{})
+	streamDone := make(chan error, 1)
+	go func() {
+		streamDone <- c.Events(context.Background(), func() { close(opened) }, func(memory.Event) bool { return true })
+	}()
+	<-opened
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close with an open event stream: %v", err)
+	}
+	if err := <-streamDone; err != nil {
+		t.Logf("stream ended with %v", err)
+	}
+	if err := e.models.Install(bgeModel); memory.ErrorCode(err) != memory.EUNAVAILABLE {
+		t.Errorf("Install after Close: %v", err)
 	}
 }

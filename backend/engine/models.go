@@ -57,7 +57,7 @@ func (c *modelController) List() ([]api.ModelInfo, error) {
 		}
 		out[i] = api.ModelInfo{Name: m.Name, Title: m.Title, Description: m.Description, License: m.License,
 			Dims: m.Dims, Size: size, Installed: m.Installed, Error: c.lastErr[m.Name],
-			Active: m.Name == bgeModel && active == bgeEmbedderID}
+			Active: m.Name == bgeModel && active == c.e.embedders.bgeID()}
 		if p, ok := c.progress[m.Name]; ok {
 			cp := *p
 			out[i].Installing, out[i].Progress = true, &cp
@@ -70,6 +70,9 @@ func (c *modelController) List() ([]api.ModelInfo, error) {
 func (c *modelController) Install(name string) error {
 	if _, err := c.find(name); err != nil {
 		return err
+	}
+	if c.e.ctx.Err() != nil {
+		return memory.Errorf(memory.EUNAVAILABLE, "HyAtlas is stopping")
 	}
 	c.mu.Lock()
 	if _, busy := c.progress[name]; busy {
@@ -116,7 +119,8 @@ func (c *modelController) install(ctx context.Context, name string) {
 	c.e.log.Info("model installed", "model", name)
 	c.e.publish("model.installed", map[string]any{"name": name})
 	if name == bgeModel {
-		if err := c.e.switchEmbedder(ctx); err != nil {
+		// Not ctx: its stall watchdog knows nothing of the switch.
+		if err := c.e.switchEmbedder(c.e.ctx); err != nil {
 			c.e.log.Error("switching to the installed model failed", "model", name, "err", err)
 		}
 	}
@@ -158,7 +162,7 @@ func (c *modelController) Remove(name string) error {
 	if err := c.mgr.Remove(name); err != nil {
 		return err
 	}
-	if name == bgeModel && c.e.Memory.EmbedderInfo().ID == bgeEmbedderID {
+	if name == bgeModel && c.e.Memory.EmbedderInfo().ID == c.e.embedders.bgeID() {
 		return c.e.switchEmbedder(context.Background())
 	}
 	return nil

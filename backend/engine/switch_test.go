@@ -89,9 +89,13 @@ func TestInstallSwitchesAndReembeds(t *testing.T) {
 	if err := e.models.Install(bgeModel); memory.ErrorCode(err) != memory.ECONFLICT && err != nil {
 		t.Errorf("a second install while one runs: %v", err)
 	}
-	waitFor(t, "the switch to BGE", func() bool { return e.Memory.EmbedderInfo().ID == bgeEmbedderID })
+	bgeID := e.embedders.bgeID()
+	if !strings.HasPrefix(bgeID, "bge-small-en-v1.5-") {
+		t.Fatalf("BGE embedder id %q does not name its model file", bgeID)
+	}
+	waitFor(t, "the switch to BGE", func() bool { return e.Memory.EmbedderInfo().ID == bgeID })
 	waitFor(t, "re-embedding", func() bool {
-		n, _ := e.store.VectorBacklog(ctx, bgeEmbedderID)
+		n, _ := e.store.VectorBacklog(ctx, bgeID)
 		return n == 0 && !reembedRunning(t, e)
 	})
 	if err := e.Memory.Ready(ctx); err != nil {
@@ -120,7 +124,7 @@ func TestInstallSwitchesAndReembeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if id := e.Memory.EmbedderInfo().ID; id != bgeEmbedderID {
+	if id := e.Memory.EmbedderInfo().ID; id != bgeID {
 		t.Fatalf("after a restart the embedder is %s", id)
 	}
 	if st, _ := e.Memory.Stats(ctx); st.IndexLen != 40 {

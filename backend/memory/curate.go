@@ -58,6 +58,13 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 	}
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
+	if u.Vector != nil {
+		v, err := s.currentVector(ctx, *u.Vector, *u.Content)
+		if err != nil {
+			return Memory{}, err
+		}
+		u.Vector = &v
+	}
 	m, err := s.store.Update(ctx, strings.TrimSpace(id), u)
 	if err != nil {
 		return Memory{}, err

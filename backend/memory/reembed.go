@@ -64,6 +64,7 @@ func (s *Service) Reembed(ctx context.Context) error {
 
 func (s *Service) reembed(ctx context.Context, cur *embedding) error {
 	id := cur.embedder.Info().ID
+	failed := map[string]string{} // rows the embedder refuses, with why
 	// A row edited or switched while a pass runs keeps its old vector and
 	// is taken by the next pass; three passes end any ordinary race.
 	for pass := 0; pass < 3; pass++ {
@@ -79,7 +80,12 @@ func (s *Service) reembed(ctx context.Context, cur *embedding) error {
 			if len(jobs) == 0 {
 				break
 			}
-			if err := s.reembedStep(ctx, cur, jobs); err != nil {
+			if !cur.use() {
+				return nil // switched and retired meanwhile
+			}
+			err = s.reembedStep(ctx, cur, jobs, failed)
+			cur.done()
+			if err != nil {
 				return err
 			}
 			s.publishReembed(func(p *ReembedProgress) { p.Done = min(p.Total, p.Done+len(jobs)) })
@@ -89,29 +95,75 @@ func (s *Service) reembed(ctx context.Context, cur *embedding) error {
 		if err != nil || left == 0 {
 			return err
 		}
+		if left <= len(failed) {
+			// Only rows the embedder refuses are left: stop here (a restart
+			// or the next switch tries them again) and say so.
+			s.publishReembed(func(p *ReembedProgress) {
+				what := fmt.Sprintf("%d memories", left)
+				if left == 1 {
+					what = "1 memory"
+				}
+				p.Error = fmt.Sprintf("%s could not be embedded with %s (e.g. %s)", what, id, anyValue(failed))
+			})
+			return nil
+		}
 	}
 	return fmt.Errorf("re-embedding makes no progress: rows keep changing under it")
 }
 
-// reembedStep embeds one batch (outside any lock) and stores it.
-func (s *Service) reembedStep(ctx context.Context, cur *embedding, jobs []VectorJob) error {
+func anyValue(m map[string]string) string {
+	for _, v := range m {
+		return v
+	}
+	return ""
+}
+
+// reembedStep embeds one batch (outside any lock) and stores it. When the
+// embedder refuses the batch, it tries the rows one by one, so that one
+// row it cannot embed (too long for an endpoint, say) does not stop the
+// rest; such rows are noted in failed and skipped.
+func (s *Service) reembedStep(ctx context.Context, cur *embedding, jobs []VectorJob, failed map[string]string) error {
 	info := cur.embedder.Info()
 	texts := make([]string, len(jobs))
 	for i, j := range jobs {
 		texts[i] = j.Content
 	}
 	vecs, err := cur.embedder.Embed(ctx, texts, PurposeDocument)
+	if err != nil && ctx.Err() == nil && len(jobs) > 1 {
+		vecs, err = make([][]float32, len(jobs)), nil
+		for i, j := range jobs {
+			v, one := embedWith(ctx, cur.embedder, j.Content, PurposeDocument)
+			if one != nil {
+				failed[j.ID] = one.Error()
+				continue
+			}
+			vecs[i] = v.Values
+		}
+	}
 	if err != nil {
+		if len(jobs) == 1 && ctx.Err() == nil {
+			failed[jobs[0].ID] = err.Error()
+			return nil
+		}
 		return fmt.Errorf("re-embed with %s: %w", info.ID, err)
 	}
-	updates := make([]VectorUpdate, len(jobs))
+	var kept []VectorJob
+	var updates []VectorUpdate
 	for i, j := range jobs {
-		if len(vecs[i]) != info.Dims || !usable(vecs[i]) {
-			return fmt.Errorf("re-embed with %s: malformed vector for %s", info.ID, j.ID)
+		if vecs[i] == nil {
+			continue
 		}
-		updates[i] = VectorUpdate{ID: j.ID, Content: j.Content, Vector: Vector{Embedder: info.ID, Values: vecs[i]}}
+		if len(vecs[i]) != info.Dims || !usable(vecs[i]) {
+			failed[j.ID] = "malformed vector"
+			continue
+		}
+		kept = append(kept, j)
+		updates = append(updates, VectorUpdate{ID: j.ID, Content: j.Content, Vector: Vector{Embedder: info.ID, Values: vecs[i]}})
 	}
-	return s.storeVectors(ctx, cur, jobs, updates)
+	if len(updates) == 0 {
+		return nil
+	}
+	return s.storeVectors(ctx, cur, kept, updates)
 }
 
 // storeVectors saves a step's vectors and indexes the live rows, as one

@@ -90,12 +90,14 @@ type SearchResult struct {
 // duplicates folded (a profile row wins over the fact it mirrors), cut to
 // the limit. Each step is a stage of searchPipeline.
 func (s *Service) Search(ctx context.Context, in SearchInput) (SearchResult, error) {
-	q, err := s.parseSearch(in)
+	emb := s.acquire()
+	defer emb.done()
+	q, err := s.parseSearch(in, emb.embedder.Info())
 	if err != nil {
 		return SearchResult{}, err
 	}
 	defer s.countSearch(ctx)
-	run := &searchRun{svc: s, emb: s.current(), q: q, timings: map[string]time.Duration{}}
+	run := &searchRun{svc: s, emb: emb, q: q, timings: map[string]time.Duration{}}
 	for _, st := range searchPipeline {
 		start := time.Now()
 		if err := st.run(ctx, run); err != nil {
@@ -122,7 +124,9 @@ type searchQuery struct {
 	reader   Reader
 }
 
-func (s *Service) parseSearch(in SearchInput) (searchQuery, error) {
+// parseSearch validates a request; the floor defaults to the one of info,
+// the embedder the search will use.
+func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, error) {
 	q := searchQuery{text: strings.TrimSpace(in.Query)}
 	if q.text == "" {
 		return q, Errorf(EBADREQUEST, "query required")
@@ -141,7 +145,10 @@ func (s *Service) parseSearch(in SearchInput) (searchQuery, error) {
 	if q.reader, err = ParseReader(in.Reader); err != nil {
 		return q, err
 	}
-	q.minScore = s.MinScore()
+	q.minScore = s.cfg.MinScore
+	if q.minScore < 0 {
+		q.minScore = info.MinScore
+	}
 	if in.MinScore != nil {
 		ms := *in.MinScore
 		if math.IsNaN(ms) || ms < 0 || ms > 1 {

@@ -56,16 +56,6 @@ type Service struct {
 	reembedStatus   reembedState
 }
 
-// embedding is the embedder in use and the index of its vectors; they are
-// replaced together (SetEmbedder). A vector is only ever compared with
-// vectors of the embedder that made it.
-type embedding struct {
-	embedder Embedder
-	index    VectorIndex
-}
-
-func (s *Service) current() *embedding { return s.emb.Load() }
-
 // NewService checks deps and returns a Service.
 func NewService(cfg Config, d Deps) (*Service, error) {
 	if d.Store == nil || d.Index == nil || d.Embedder == nil {
@@ -83,16 +73,6 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
 	return s, nil
-}
-
-// SetEmbedder switches to another embedder and the index of its vectors
-// (the caller fills it from the store's saved vectors of that embedder, and
-// Reembed fills in the rest). Search keeps working throughout: the keyword
-// leg at once, the vector leg as vectors arrive.
-func (s *Service) SetEmbedder(e Embedder, index VectorIndex) {
-	s.indexSync.Lock()
-	defer s.indexSync.Unlock()
-	s.emb.Store(&embedding{embedder: e, index: index})
 }
 
 // Embedder is the embedder in use.
@@ -138,7 +118,8 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 // the index holds exactly the store's live vectors. It returns an
 // EUNAVAILABLE error that names the part that failed.
 func (s *Service) Ready(ctx context.Context) error {
-	cur := s.current()
+	cur := s.acquire()
+	defer cur.done()
 	info := cur.embedder.Info()
 	vecs, err := cur.embedder.Embed(ctx, []string{"readiness probe"}, PurposeQuery)
 	if err != nil {
@@ -196,22 +177,6 @@ func usable(v []float32) bool {
 		nonZero = nonZero || x != 0
 	}
 	return nonZero
-}
-
-func (s *Service) embedOne(ctx context.Context, text string, p EmbedPurpose) (Vector, error) {
-	return embedWith(ctx, s.current().embedder, text, p)
-}
-
-func embedWith(ctx context.Context, e Embedder, text string, p EmbedPurpose) (Vector, error) {
-	vecs, err := e.Embed(ctx, []string{text}, p)
-	if err != nil {
-		return Vector{}, fmt.Errorf("embed: %w", err)
-	}
-	info := e.Info()
-	if len(vecs) != 1 || len(vecs[0]) != info.Dims || !usable(vecs[0]) {
-		return Vector{}, fmt.Errorf("embed: %s returned a malformed vector", info.ID)
-	}
-	return Vector{Embedder: info.ID, Values: vecs[0]}, nil
 }
 
 // indexRow puts a committed live row in the index, if its vector was made

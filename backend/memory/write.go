@@ -86,6 +86,9 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 	}
 	s.indexSync.RLock()
 	defer s.indexSync.RUnlock()
+	if vec, err = s.currentVector(ctx, vec, m.Content); err != nil {
+		return AddResult{}, err
+	}
 	if err := s.store.Insert(ctx, NewRow{Memory: m, Vector: vec}); err != nil {
 		return AddResult{}, fmt.Errorf("store raw row: %w", err)
 	}

@@ -174,6 +174,12 @@ func finish(out *os.File, h hash.Hash, part, dest, label string, f File, size in
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", part, err)
 	}
+	// The bytes received matched; check the bytes on disk too, so nothing
+	// that changed the file meanwhile is installed as verified.
+	if sum, err := hashFile(context.Background(), part, nil); err != nil || !strings.EqualFold(sum, f.SHA256) {
+		os.Remove(part)
+		return memory.Errorf(memory.EUNAVAILABLE, "%s changed on disk while downloading (download deleted): %v", label, err)
+	}
 	if err := os.Rename(part, dest); err != nil {
 		return fmt.Errorf("install %s: %w", dest, err)
 	}

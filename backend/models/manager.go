@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"hyatlas/backend/fslock"
 	"hyatlas/backend/memory"
 )
 
@@ -286,6 +287,17 @@ func (m *Manager) lock(model string) (func(), error) {
 	if m.busy[model] {
 		return nil, memory.Errorf(memory.ECONFLICT, "model %s is already being installed or removed", model)
 	}
+	// Another process (the app and a CLI) must not write the same files.
+	if err := os.MkdirAll(m.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", m.Dir, err)
+	}
+	fl, err := fslock.Acquire(filepath.Join(m.Dir, model+".lock"))
+	if errors.Is(err, fslock.ErrLocked) {
+		return nil, memory.Errorf(memory.ECONFLICT, "model %s is being installed or removed by another HyAtlas process", model)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if m.busy == nil {
 		m.busy = map[string]bool{}
 	}
@@ -294,6 +306,7 @@ func (m *Manager) lock(model string) (func(), error) {
 		m.mu.Lock()
 		delete(m.busy, model)
 		m.mu.Unlock()
+		_ = fl.Release()
 	}, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"sync"
 
+	"hyatlas/backend/fslock"
 	"hyatlas/backend/memory"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -37,7 +38,7 @@ var ErrClosed = memory.Errorf(memory.EUNAVAILABLE, "the store is closed")
 // Store implements memory.Store on SQLite.
 type Store struct {
 	path   string
-	lock   *dirLock
+	lock   *fslock.Lock
 	reader *sql.DB
 	writer *sql.DB
 
@@ -69,18 +70,18 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	path := filepath.Join(dir, FileName)
 	writer, err := openDB(path, 1)
 	if err != nil {
-		_ = lock.release()
+		_ = lock.Release()
 		return nil, err
 	}
 	s := &Store{path: path, lock: lock, writer: writer}
 	if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err != nil {
 		_ = writer.Close()
-		_ = lock.release()
+		_ = lock.Release()
 		return nil, err
 	}
 	if s.reader, err = openDB(path, max(4, runtime.GOMAXPROCS(0)*2)); err != nil {
 		_ = writer.Close()
-		_ = lock.release()
+		_ = lock.Release()
 		return nil, err
 	}
 	s.ops = make(chan writeOp, maxBatch)
@@ -128,7 +129,7 @@ func (s *Store) Close() error {
 	s.closeMu.Unlock()
 	<-s.loopDone
 	_, cpErr := s.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
-	return errors.Join(cpErr, s.reader.Close(), s.writer.Close(), s.lock.release())
+	return errors.Join(cpErr, s.reader.Close(), s.writer.Close(), s.lock.Release())
 }
 
 // write runs fn in the shared write transaction and returns once the

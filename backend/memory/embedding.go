@@ -1,0 +1,100 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// embedding is the embedder in use and the index of its vectors; they are
+// replaced together (SwitchEmbedder). A vector is only ever compared with
+// vectors of the embedder that made it.
+//
+// Every call that runs the embedder holds it with use/done, so that a
+// replaced embedder is closed only once no call uses it any more.
+type embedding struct {
+	embedder Embedder
+	index    VectorIndex
+
+	mu     sync.RWMutex // read-held by each call using embedder
+	closed bool         // set once retired and drained
+}
+
+// use marks the embedding in use; false if it has been retired.
+func (e *embedding) use() bool {
+	e.mu.RLock()
+	if e.closed {
+		e.mu.RUnlock()
+		return false
+	}
+	return true
+}
+
+func (e *embedding) done() { e.mu.RUnlock() }
+
+func (s *Service) current() *embedding { return s.emb.Load() }
+
+// acquire returns the embedding in use, held; release it with done.
+func (s *Service) acquire() *embedding {
+	for {
+		if cur := s.current(); cur.use() {
+			return cur
+		}
+	}
+}
+
+// SwitchEmbedder replaces the embedder and its index. build makes the new
+// index from the vectors already saved for e (Reembed fills in the rest);
+// it runs under the write lock, so no change to a row can slip between
+// its scan and the switch. Search keeps working throughout: the keyword
+// leg at once, the vector leg as vectors arrive.
+//
+// The returned retire func waits until no call uses the old embedder any
+// more and marks it retired; after it returns, the old embedder may be
+// closed. Call it without holding any lock of the Service.
+func (s *Service) SwitchEmbedder(ctx context.Context, e Embedder, build func(context.Context) (VectorIndex, error)) (retire func(), err error) {
+	s.indexSync.Lock()
+	index, err := build(ctx)
+	if err != nil {
+		s.indexSync.Unlock()
+		return nil, fmt.Errorf("index for %s: %w", e.Info().ID, err)
+	}
+	old := s.current()
+	s.emb.Store(&embedding{embedder: e, index: index})
+	s.indexSync.Unlock()
+	return func() {
+		old.mu.Lock()
+		old.closed = true
+		old.mu.Unlock()
+	}, nil
+}
+
+// embedOne embeds a text with the embedder in use.
+func (s *Service) embedOne(ctx context.Context, text string, p EmbedPurpose) (Vector, error) {
+	cur := s.acquire()
+	defer cur.done()
+	return embedWith(ctx, cur.embedder, text, p)
+}
+
+func embedWith(ctx context.Context, e Embedder, text string, p EmbedPurpose) (Vector, error) {
+	vecs, err := e.Embed(ctx, []string{text}, p)
+	if err != nil {
+		return Vector{}, fmt.Errorf("embed: %w", err)
+	}
+	info := e.Info()
+	if len(vecs) != 1 || len(vecs[0]) != info.Dims || !usable(vecs[0]) {
+		return Vector{}, fmt.Errorf("embed: %s returned a malformed vector", info.ID)
+	}
+	return Vector{Embedder: info.ID, Values: vecs[0]}, nil
+}
+
+// currentVector returns v if the embedder in use made it, else embeds
+// text again with the one in use. Writers call it under indexSync, where
+// the embedder cannot change: a write that raced a switch then stores a
+// vector of the new embedder, not one nothing will ever replace.
+func (s *Service) currentVector(ctx context.Context, v Vector, text string) (Vector, error) {
+	if v.Embedder == s.current().embedder.Info().ID {
+		return v, nil
+	}
+	return s.embedOne(ctx, text, PurposeDocument)
+}
