@@ -3,10 +3,13 @@ module hyatlas
 go 1.26.8
 
 require (
+	github.com/godbus/dbus/v5 v5.2.2
 	github.com/philippgille/chromem-go v0.7.0
+	github.com/sashabaranov/go-openai v1.43.0
 	github.com/wailsapp/wails/v2 v2.12.0
 	github.com/yalue/onnxruntime_go v1.27.0
-	golang.org/x/sys v0.49.0
+	github.com/zalando/go-keyring v0.2.8
+	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.22.0
 	modernc.org/sqlite v1.62.0
 )
@@ -14,9 +17,9 @@ require (
 require (
 	git.sr.ht/~jackmordaunt/go-toast/v2 v2.0.3 // indirect
 	github.com/bep/debounce v1.2.1 // indirect
+	github.com/danieljoos/wincred v1.2.3 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
-	github.com/godbus/dbus/v5 v5.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/jchv/go-winloader v0.0.0-20210711035445-715c2860da7e // indirect

@@ -7,13 +7,15 @@ import (
 )
 
 // DetailJSON answers GET /api/v1/memories/{id}: the row, its history,
-// the row that replaced it, the rows it replaced, and its sources.
+// the row that replaced it, the rows it replaced, its sources and the rows
+// linked to it.
 type DetailJSON struct {
 	MemoryJSON
 	History    []memory.HistoryEntry `json:"history"`
 	ReplacedBy *MemoryJSON           `json:"replaced_by"`
 	Replaced   []MemoryJSON          `json:"replaced"`
 	Sources    []MemoryJSON          `json:"sources"`
+	Linked     []MemoryJSON          `json:"linked"`
 }
 
 func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
@@ -22,7 +24,7 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := DetailJSON{MemoryJSON: toMemoryJSON(d.Memory), History: d.History,
-		Replaced: toMemoryJSONs(d.Replaced), Sources: toMemoryJSONs(d.Sources)}
+		Replaced: toMemoryJSONs(d.Replaced), Sources: toMemoryJSONs(d.Sources), Linked: toMemoryJSONs(d.Linked)}
 	if out.History == nil {
 		out.History = []memory.HistoryEntry{}
 	}

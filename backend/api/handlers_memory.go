@@ -90,7 +90,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	for i, h := range res.Hits {
 		ranked[i] = h.Memory.ID
 	}
-	writeJSON(w, http.StatusOK, SearchResponse{Memories: channels, Order: order, Ranked: ranked})
+	out := SearchResponse{Memories: channels, Order: order, Ranked: ranked}
+	if res.Now != nil {
+		now := toHit(memory.Hit{Memory: *res.Now})
+		out.Now = &now
+		out.Order = append([]memory.Channel{"now"}, order...)
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

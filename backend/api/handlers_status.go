@@ -66,7 +66,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	info := s.mem.EmbedderInfo()
 	out := StatusJSON{
 		Status: "ok", Version: s.cfg.Version, VDB: "ok", Embed: "ok",
-		LLM: cfg.LLM, LLMModel: s.cfg.LLMModel, LLMBase: s.cfg.LLMBase,
+		LLM: s.mem.LLMState(), LLMModel: s.cfg.LLMModel, LLMBase: s.cfg.LLMBase,
 		Mode: cfg.Mode, ModeDetail: cfg.Mode.Detail(), UsesLLM: cfg.Mode.UsesLLM(),
 		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: "ok",
 		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),

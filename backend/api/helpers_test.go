@@ -43,7 +43,7 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 	t.Cleanup(func() { _ = st.Close() })
 	emb, _ := embed.NewHash(64)
 	bus := events.New()
-	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra, LLM: memory.LLMUnconfigured,
+	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra,
 		MinScore: -1, Admin: o.admin}, memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus})
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,12 @@ func (s *Server) register() {
 		{"POST", "/api/v1/delete_all", s.deleteAll},   // id, layer, user_id, agent_id, all, confirm
 		{"DELETE", "/api/v1/delete_all", s.deleteAll}, // same
 		{"POST", "/api/v1/flush", s.flushNow},
+		{"POST", "/api/v1/reprocess", s.reprocess},       // ids, max; 202, queued
+		{"POST", "/api/v1/llm/key", s.handKey},           // key; this machine only, memory only
+		{"GET", "/api/v1/settings/llm-key", s.keyStatus}, // is_set, origin; never the key
+		{"PUT", "/api/v1/settings/llm-key", s.saveKey},   // key, memory_only
+		{"DELETE", "/api/v1/settings/llm-key", s.deleteKey},
+		{"GET", "/api/v1/egress", s.egress}, // limit
 		{"POST", "/api/v1/dashboard/link", s.dashboardLink},
 		{"GET", "/api/v1/events", s.eventStream}, // types (comma-separated prefixes)
 		{"GET", "/api/v1/models", s.listModels},

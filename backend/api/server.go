@@ -41,6 +41,8 @@ type Config struct {
 	Subscribe func(buffer int) (<-chan memory.Event, func())
 	// Models manages downloadable models (nil: those endpoints answer 503).
 	Models Models
+	// Keys manages the extraction key (nil: those endpoints answer 503).
+	Keys Keys
 }
 
 // Server holds the API's dependencies.
@@ -98,7 +100,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, inProcess bool) {
 	}()
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("X-Frame-Options", "DENY")
-	if !inProcess {
+	if inProcess {
+		r = r.WithContext(context.WithValue(r.Context(), inProcessKey{}, true))
+	} else {
 		if err := s.guard.check(r); err != nil {
 			writeError(w, r, s.log, err)
 			return
@@ -115,6 +119,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, inProcess bool) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// inProcessKey marks a request's context as coming from the desktop window.
+type inProcessKey struct{}
+
+func inProcess(r *http.Request) bool {
+	v, _ := r.Context().Value(inProcessKey{}).(bool)
+	return v
 }
 
 // sessionCookie holds a dashboard session id (not the token).

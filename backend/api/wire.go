@@ -160,10 +160,12 @@ type AddResponse struct {
 }
 
 // SearchResponse answers POST /api/v1/search: hits grouped by channel
-// (compat), the channel order (compat), and every hit id in rank order.
+// (compat), the channel order (compat; "now" first when there is a Now
+// page), the owner's Now page (compat), and every hit id in rank order.
 type SearchResponse struct {
 	Memories map[memory.Channel][]HitJSON `json:"memories"`
 	Order    []memory.Channel             `json:"order"`
+	Now      *HitJSON                     `json:"now,omitempty"`
 	Ranked   []string                     `json:"ranked"`
 }
 

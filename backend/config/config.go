@@ -36,8 +36,7 @@ type Config struct {
 	Aliases     memory.Aliases
 	AliasesRaw  string
 
-	LLMBase  string // HYATLAS_LLM_BASE (shown in status)
-	LLMModel string // HYATLAS_LLM_MODEL
+	LLM LLMConfig // HYATLAS_LLM_* and the extraction schedules
 
 	Embed EmbedConfig
 	// ModelsBase is HYATLAS_MODELS_BASE: where models are downloaded from
@@ -116,8 +115,9 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.Aliases, err = memory.ParseAliases(c.AliasesRaw); err != nil {
 		return Config{}, fmt.Errorf("HYATLAS_USER_ALIASES: %s", memory.ErrorMessage(err))
 	}
-	c.LLMBase = strings.TrimSpace(getenv("HYATLAS_LLM_BASE"))
-	c.LLMModel = strings.TrimSpace(getenv("HYATLAS_LLM_MODEL"))
+	if c.LLM, err = loadLLM(getenv, warn); err != nil {
+		return Config{}, err
+	}
 	if c.Embed, err = loadEmbed(getenv); err != nil {
 		return Config{}, err
 	}

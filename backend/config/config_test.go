@@ -1,9 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"hyatlas/backend/memory"
 )
@@ -140,6 +142,15 @@ func TestLoadWarnings(t *testing.T) {
 		{"HYATLAS_MIN_SCORE", "-0.5", func(c Config) bool { return c.MinScore == -1 }},
 		{"HYATLAS_MIN_SCORE", "x", func(c Config) bool { return c.MinScore == -1 }},
 		{"HYATLAS_MIN_SCORE", "NaN", func(c Config) bool { return c.MinScore == -1 }},
+		{"HYATLAS_EXTRACT_TIMEOUT", "soon", func(c Config) bool { return c.LLM.Timeout == 300*time.Second }},
+		{"HYATLAS_EXTRACT_TIMEOUT", "0", func(c Config) bool { return c.LLM.Timeout == 300*time.Second }},
+		{"HYATLAS_CATCHUP_EVERY", "-5", func(c Config) bool { return c.LLM.CatchupEvery == 10*time.Minute }},
+		{"HYATLAS_CATCHUP_MAX_AGE", "a week", func(c Config) bool { return c.LLM.CatchupMaxAge == 168*time.Hour }},
+		{"HYATLAS_EPISODE_GAP", "x", func(c Config) bool { return c.LLM.EpisodeGap == 30*time.Minute }},
+		{"HYATLAS_NOW_EVERY", "x", func(c Config) bool { return c.LLM.NowEvery == 15*time.Minute }},
+		{"HYATLAS_DEDUPE_SCORE", "1.5", func(c Config) bool { return c.LLM.DedupeScore == 0.92 }},
+		{"HYATLAS_RECONCILE", "maybe", func(c Config) bool { return !c.LLM.Reconcile }},
+		{"HYATLAS_EXTRACT_WORKERS", "99", func(c Config) bool { return c.LLM.Workers == 2 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -165,14 +176,38 @@ func TestLoadValidSwitchesAndScore(t *testing.T) {
 	if c.Auth || !c.Admin || c.MinScore != 0.4 || len(c.Warnings) != 0 {
 		t.Errorf("Auth %v Admin %v MinScore %v Warnings %v", c.Auth, c.Admin, c.MinScore, c.Warnings)
 	}
-	if c.LLMBase != "http://127.0.0.1:11434/v1" || c.LLMModel != "qwen" {
-		t.Errorf("LLMBase %q LLMModel %q", c.LLMBase, c.LLMModel)
+	if c.LLM.Base != "http://127.0.0.1:11434/v1" || c.LLM.Model != "qwen" || !c.LLM.Configured() {
+		t.Errorf("LLM.Base %q LLM.Model %q", c.LLM.Base, c.LLM.Model)
 	}
 	if got := c.Aliases.Expand("al"); !reflect.DeepEqual(got, []string{"al", "alice"}) {
 		t.Errorf("Expand(al) = %v", got)
 	}
 	if c.AliasesRaw != "alice, al ;bob,robert" {
 		t.Errorf("AliasesRaw = %q", c.AliasesRaw)
+	}
+}
+
+func TestLoadLLM(t *testing.T) {
+	isolate(t)
+	c := mustLoad(t, map[string]string{
+		"HYATLAS_LLM_BASE": "https://llm.example/v1", "HYATLAS_LLM_MODEL": "m", "HYATLAS_LLM_KEY": "sk-secret-env-1",
+		"HYATLAS_LLM_FALLBACK_BASE": "http://127.0.0.1:8080/v1", "HYATLAS_LLM_FALLBACK_KEY": "sk-secret-fb-2",
+		"HYATLAS_CATCHUP_EVERY": "off", "HYATLAS_EPISODE_GAP": "600", "HYATLAS_RECONCILE": "on",
+		"HYATLAS_NOW_PAGE": "off", "HYATLAS_EXTRACT_WORKERS": "4",
+	})
+	l := c.LLM
+	if l.CatchupEvery != 0 || l.EpisodeGap != 10*time.Minute || !l.Reconcile || !l.NowOff || l.Workers != 4 || len(c.Warnings) != 0 {
+		t.Errorf("LLM = %+v warnings %v", l, c.Warnings)
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if out := fmt.Sprintf(verb, c); strings.Contains(out, "sk-secret") {
+			t.Errorf("%s of the config prints a key: %s", verb, out)
+		}
+	}
+	for _, bad := range []map[string]string{{"HYATLAS_LLM_BASE": "llm.example/v1"}, {"HYATLAS_LLM_FALLBACK_BASE": "ftp://x"}} {
+		if _, err := Load(env(bad)); err == nil {
+			t.Errorf("Load(%v) accepted a base that is not an http(s) URL", bad)
+		}
 	}
 }
 

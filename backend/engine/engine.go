@@ -22,6 +22,7 @@ import (
 	"hyatlas/backend/events"
 	"hyatlas/backend/memory"
 	"hyatlas/backend/models"
+	"hyatlas/backend/secrets"
 	"hyatlas/backend/store"
 	"hyatlas/backend/vector"
 )
@@ -37,6 +38,12 @@ type Options struct {
 	// ModelCatalog replaces the downloadable models' catalog (tests serve
 	// small models from a local server); nil means the built-in one.
 	ModelCatalog []models.Model
+	// Keyring holds the extraction key; nil means the OS keyring. Tests
+	// pass their own so a developer's real key is never touched.
+	Keyring secrets.Keyring
+	// Now is the memory engine's clock; nil means time.Now (tests compress
+	// time with their own).
+	Now func() time.Time
 }
 
 // Engine is a running memory engine.
@@ -50,6 +57,7 @@ type Engine struct {
 	LoadTime time.Duration
 
 	models    *modelController
+	x         *extraction
 	log       *slog.Logger
 	store     *store.Store
 	bus       *events.Bus
@@ -74,6 +82,12 @@ type Engine struct {
 // saved vectors (no re-embedding). It does not listen; call Listen.
 func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error) {
 	started := time.Now()
+	if cfg.LLM.Workers < 1 {
+		cfg.LLM.Workers = 1
+	}
+	if cfg.LLM.Timeout <= 0 {
+		cfg.LLM.Timeout = 300 * time.Second
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -110,9 +124,23 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	if err != nil {
 		return fail(err)
 	}
+	kr := opts.Keyring
+	if kr == nil {
+		kr = secrets.OSKeyring()
+	}
+	e.x = e.newExtraction(ctx, kr)
+	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
+		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state}
+	if cfg.Mode.UsesLLM() {
+		e.x.queue = newExtractQueue()
+		deps.Enqueue = func(id string) { e.x.queue.push(id) }
+	}
 	e.Memory, err = memory.NewService(memory.Config{
-		Mode: cfg.Mode, LLM: llmState(cfg), Aliases: cfg.Aliases, MinScore: cfg.MinScore, Admin: cfg.Admin,
-	}, memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus})
+		Mode: cfg.Mode, Aliases: cfg.Aliases, MinScore: cfg.MinScore, Admin: cfg.Admin,
+		Extraction: memory.ExtractionConfig{Sync: cfg.ExtractSync(), DedupeScore: cfg.LLM.DedupeScore,
+			RelatedMin: relatedMin, Reconcile: cfg.LLM.Reconcile, EpisodeGap: cfg.LLM.EpisodeGap,
+			NowEvery: cfg.LLM.NowEvery, NowOff: cfg.LLM.NowOff, Location: time.Local},
+	}, deps)
 	if err != nil {
 		return fail(err)
 	}
@@ -121,27 +149,28 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	}
 	e.API = api.New(api.Config{
 		BindHost: cfg.Host, AllowedHosts: cfg.AllowedHosts, Auth: cfg.Auth, Token: e.Token,
-		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLMBase, LLMModel: cfg.LLMModel,
+		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLM.Base, LLMModel: cfg.LLM.Model,
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
-		Subscribe: e.bus.Subscribe, Models: e.models,
+		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x},
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()
+	if e.x.queue != nil {
+		for range cfg.LLM.Workers {
+			e.background(e.extractWorker)
+		}
+		e.background(e.catchUpLoop)
+		e.background(e.housekeepLoop)
+	}
 	e.LoadTime = time.Since(started)
 	log.Info("engine open", "data", cfg.Paths.Data, "memories", index.Len(), "embedder", emb.Info().ID,
 		"mode", cfg.Mode, "took", e.LoadTime.Round(time.Millisecond))
 	return e, nil
 }
 
-// llmState is what status reports: lite makes no LLM calls; this build has
-// no extractor yet, so pro and ultra report the endpoint as unconfigured
-// and queue every write for extraction.
-func llmState(cfg config.Config) memory.LLMState {
-	if !cfg.Mode.UsesLLM() {
-		return memory.LLMUnused
-	}
-	return memory.LLMUnconfigured
-}
+// relatedMin is the similarity a stored fact needs to be shown to the
+// model as related, and to be compared by reconcile.
+const relatedMin = 0.70
 
 // loadIndex fills the index from the store's vectors made by embedder.
 // Reading SQLite and filling the index each take about half the time, so

@@ -33,7 +33,9 @@ func (c *clock) Now() time.Time {
 	return c.now
 }
 
-func newRig(t *testing.T, cfg memory.Config) *rig {
+// newRig builds the rig; opts may change the dependencies (an extractor,
+// the LLM state) before the Service is made.
+func newRig(t *testing.T, cfg memory.Config, opts ...func(*memory.Deps)) *rig {
 	t.Helper()
 	if cfg.Mode == "" {
 		cfg.Mode = memory.ModeLite
@@ -52,7 +54,11 @@ func newRig(t *testing.T, cfg memory.Config) *rig {
 	}
 	ix := vector.New(64)
 	c := &clock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	svc, err := memory.NewService(cfg, memory.Deps{Store: st, Index: ix, Embedder: emb, Now: c.Now})
+	deps := memory.Deps{Store: st, Index: ix, Embedder: emb, Now: c.Now, ExtractStore: st}
+	for _, o := range opts {
+		o(&deps)
+	}
+	svc, err := memory.NewService(cfg, deps)
 	if err != nil {
 		t.Fatal(err)
 	}

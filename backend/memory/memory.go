@@ -39,7 +39,9 @@ type Memory struct {
 	UseCount   int       `json:"use_count"`
 	LastUsedAt time.Time `json:"last_used_at"`
 
-	Extraction ExtractState `json:"extraction"`
+	Extraction   ExtractState `json:"extraction"`
+	ExtractTries int          `json:"extract_tries,omitempty"`
+	ExtractError string       `json:"extract_error,omitempty"`
 }
 
 // Live reports whether the row is not retired.

@@ -96,7 +96,11 @@ type ListFilter struct {
 	ExcludeLayers  []Layer
 	Scope          Scope
 	IncludeRetired bool
-	RetiredBy      string // only rows retired in favour of this id
+	RetiredBy      string    // only rows retired in favour of this id
+	Category       string    // only rows of this category
+	CreatedFrom    time.Time // only rows created at or after (zero: no bound)
+	CreatedTo      time.Time // only rows created at or before (zero: no bound)
+	Oldest         bool      // oldest first instead of newest first
 	Offset, Limit  int
 }
 
@@ -114,6 +118,8 @@ type Update struct {
 	Content  *string
 	Category *string
 	Strength *float64
+	Metadata map[string]string // nil: unchanged; else replaces the row's metadata
+	EventAt  *time.Time
 	Vector   *Vector // required when Content changes
 	At       time.Time
 }
@@ -201,4 +207,85 @@ type VectorUpdate struct {
 	ID      string
 	Content string
 	Vector  Vector
+}
+
+// ExtractionStore is the part of the store extraction needs: the queue of
+// raw rows, atomic application of a plan, the egress ledger and episodes.
+type ExtractionStore interface {
+	// PendingExtraction lists ids of live raw rows waiting for extraction,
+	// oldest first, created inside [from, to] with fewer than maxTries tries.
+	PendingExtraction(ctx context.Context, from, to time.Time, maxTries, limit int) ([]string, error)
+	// RequeueExtraction sets live raw rows pending again, with no tries:
+	// the given ones whatever their state (unknown and non-raw ids are
+	// skipped), or with ids nil every one not extracted (failed, or skipped
+	// in lite mode). It returns the given ids it requeued.
+	RequeueExtraction(ctx context.Context, ids []string) ([]string, error)
+	// SetExtraction records where a raw row stands.
+	SetExtraction(ctx context.Context, id string, state ExtractState, tries int, errText string) error
+	// Apply commits every part of c in one transaction.
+	Apply(ctx context.Context, c Changes) error
+	// Linked lists the ids linked to id (either end).
+	Linked(ctx context.Context, id string) ([]string, error)
+	// AddEgress records one call to an LLM endpoint; ListEgress lists the
+	// newest first.
+	AddEgress(ctx context.Context, c EgressCall) error
+	ListEgress(ctx context.Context, limit int) ([]EgressCall, error)
+	// TouchEpisode adds a write at at to the owner's open episode, or
+	// closes it (when the gap since its last write exceeds gap) and opens a
+	// new one.
+	TouchEpisode(ctx context.Context, o Owner, at time.Time, gap time.Duration) error
+	// DueEpisodes closes open episodes whose last write is before idleBefore
+	// and returns every closed episode that still needs its summary.
+	DueEpisodes(ctx context.Context, idleBefore time.Time) ([]Episode, error)
+	SetEpisodeSummary(ctx context.Context, seq int64, summaryID string) error
+}
+
+// Changes is one atomic set of writes (an extraction's promotion).
+type Changes struct {
+	Insert []NewRow
+	Update []RowUpdate
+	Retire []RowRetirement // rows already retired are left as they are
+	Links  []Link
+	// Extracted, when set, marks that raw row's extraction done.
+	Extracted string
+}
+
+// RowUpdate is an Update of one row.
+type RowUpdate struct {
+	ID     string
+	Update Update
+}
+
+// RowRetirement is a Retirement of one row.
+type RowRetirement struct {
+	ID         string
+	Retirement Retirement
+}
+
+// Link relates two memories that stay separate.
+type Link struct {
+	A, B, Kind string
+	At         time.Time
+}
+
+// EgressCall is one request to an LLM endpoint, as the ledger keeps it.
+type EgressCall struct {
+	At       time.Time `json:"at"`
+	Host     string    `json:"host"`
+	Model    string    `json:"model"`
+	Purpose  string    `json:"purpose"`
+	BytesOut int       `json:"bytes_out"`
+	BytesIn  int       `json:"bytes_in"`
+	Status   int       `json:"status"`
+	Outcome  string    `json:"outcome"`
+	Duration int64     `json:"duration_ms"`
+}
+
+// Episode is one stretch of an owner's work.
+type Episode struct {
+	Seq       int64
+	Owner     Owner
+	StartedAt time.Time
+	LastAt    time.Time
+	Writes    int
 }

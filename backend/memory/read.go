@@ -73,6 +73,7 @@ type Detail struct {
 	ReplacedBy *Memory
 	Replaced   []Memory
 	Sources    []Memory
+	Linked     []Memory // rows reconcile judged related (LINK)
 }
 
 // Get returns one memory, live or retired, with its history.
@@ -88,7 +89,13 @@ func (s *Service) Get(ctx context.Context, id string) (Detail, error) {
 	if d.Replaced, _, err = s.store.List(ctx, ListFilter{RetiredBy: m.ID, IncludeRetired: true, Limit: MaxListLimit}); err != nil {
 		return Detail{}, fmt.Errorf("read rows replaced by %s: %w", m.ID, err)
 	}
-	related := append([]string{m.RetiredBy}, m.SourceIDs...)
+	var linked []string
+	if s.xstore != nil {
+		if linked, err = s.xstore.Linked(ctx, m.ID); err != nil {
+			return Detail{}, err
+		}
+	}
+	related := append(append([]string{m.RetiredBy}, m.SourceIDs...), linked...)
 	rows, err := s.store.GetMany(ctx, related)
 	if err != nil {
 		return Detail{}, fmt.Errorf("read rows related to %s: %w", m.ID, err)
@@ -99,6 +106,11 @@ func (s *Service) Get(ctx context.Context, id string) (Detail, error) {
 	for _, sid := range m.SourceIDs {
 		if r, ok := rows[sid]; ok {
 			d.Sources = append(d.Sources, r)
+		}
+	}
+	for _, lid := range linked {
+		if r, ok := rows[lid]; ok {
+			d.Linked = append(d.Linked, r)
 		}
 	}
 	return d, nil

@@ -82,6 +82,9 @@ type SearchResult struct {
 	Channels map[Channel][]Hit
 	// Timings holds the time each pipeline stage took, by stage name.
 	Timings map[string]time.Duration
+	// Now is the newest Now page in scope (current focus and open loops),
+	// nil when there is none.
+	Now *Memory
 }
 
 // Search recalls the memories most relevant to a query: vector and keyword
@@ -109,6 +112,15 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchResult, err
 	for _, h := range run.hits {
 		c := ChannelOf(h.Memory)
 		res.Channels[c] = append(res.Channels[c], h)
+	}
+	if s.cfg.Mode.UsesLLM() && !s.cfg.Extraction.NowOff {
+		now, ok, err := s.CurrentNow(ctx, q.scope)
+		if err != nil {
+			return SearchResult{}, fmt.Errorf("read Now page: %w", err)
+		}
+		if ok {
+			res.Now = &now
+		}
 	}
 	return res, nil
 }

@@ -169,8 +169,8 @@ func collectHits(ctx context.Context, r *searchRun) error {
 		}
 		for _, c := range cands {
 			m, ok := rows[c.id]
-			if !ok || !m.Live() || !r.q.scope.Covers(m.Owner) {
-				continue
+			if !ok || !m.Live() || !r.q.scope.Covers(m.Owner) || isNowPage(m) {
+				continue // the Now page is the answer's own field, not a hit
 			}
 			h := Hit{Memory: m, Score: c.cosine, Why: Why{
 				Vector: c.cosine, VectorRank: c.vectorRank,
@@ -192,6 +192,8 @@ func collectHits(ctx context.Context, r *searchRun) error {
 	}
 	return nil
 }
+
+func isNowPage(m Memory) bool { return m.Layer == LayerSummary && m.Category == CategoryNow }
 
 func dot(a, b []float32) float64 {
 	if len(a) != len(b) {

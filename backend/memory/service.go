@@ -13,13 +13,38 @@ import (
 // composition root fills every field from backend/config.
 type Config struct {
 	Mode    Mode
-	LLM     LLMState // the extractor's state; this build has no extractor yet
 	Aliases Aliases
 	// MinScore is the vector floor (HYATLAS_MIN_SCORE); negative means
 	// "use the embedder's calibrated default".
 	MinScore float64
 	// Admin enables whole-store bulk deletes (HYATLAS_ADMIN=on).
 	Admin bool
+	// Extraction tunes extraction (pro and ultra).
+	Extraction ExtractionConfig
+}
+
+// ExtractionConfig tunes extraction. Zero durations disable what they time.
+type ExtractionConfig struct {
+	// Sync makes a write wait for its extraction (HYATLAS_SYNC_EXTRACT;
+	// pro by default).
+	Sync bool
+	// DedupeScore: a new fact this similar to the owner's nearest live fact,
+	// with the same numbers, restates it (HYATLAS_DEDUPE_SCORE, 0.92; 0 off).
+	DedupeScore float64
+	// RelatedMin is the similarity a stored fact needs to be shown to the
+	// model as related (0.70).
+	RelatedMin float64
+	// Reconcile runs the second, pairwise call (HYATLAS_RECONCILE).
+	Reconcile bool
+	// EpisodeGap ends an episode of work (HYATLAS_EPISODE_GAP, 30m).
+	EpisodeGap time.Duration
+	// NowEvery is the least time between two rebuilds of an owner's Now
+	// page (HYATLAS_NOW_EVERY, 15m; 0 rebuilds after every write).
+	NowEvery time.Duration
+	// NowOff disables the Now page.
+	NowOff bool
+	// Location is the owners' time zone, for "today" in prompts.
+	Location *time.Location
 }
 
 // Deps are the parts the Service consumes. All fields are required except
@@ -30,6 +55,17 @@ type Deps struct {
 	Embedder Embedder
 	Events   Publisher
 	Now      func() time.Time
+
+	// Extraction (pro and ultra). Without an Extractor, writes are queued
+	// for a later one.
+	Extractor    Extractor
+	ExtractStore ExtractionStore
+	// LLMState says whether the endpoint can be used now (a key can arrive
+	// at any time); nil means unconfigured.
+	LLMState func() LLMState
+	// Enqueue hands a raw row to the extraction workers (asynchronous
+	// extraction); nil leaves it to the catch-up loop.
+	Enqueue func(id string)
 }
 
 // Service implements write, recall, retire, restore and curation over a
@@ -49,6 +85,15 @@ type Service struct {
 	events Publisher
 	now    func() time.Time
 	emb    atomic.Pointer[embedding]
+
+	extractor Extractor
+	xstore    ExtractionStore
+	llmState  func() LLMState
+	enqueue   func(id string)
+	// extracting holds the ids being extracted (each is done once);
+	// nowDirty the owners whose Now page is out of date.
+	extracting sync.Map
+	nowDirty   sync.Map
 
 	indexSync       sync.RWMutex
 	indexFaults     atomic.Int64
@@ -70,7 +115,20 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	if d.Events == nil {
 		d.Events = discard{}
 	}
-	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now}
+	if d.LLMState == nil {
+		d.LLMState = func() LLMState { return LLMUnconfigured }
+	}
+	if d.Enqueue == nil {
+		d.Enqueue = func(string) {}
+	}
+	if d.Extractor != nil && d.ExtractStore == nil {
+		return nil, fmt.Errorf("memory: an extractor needs an extraction store")
+	}
+	if cfg.Extraction.Location == nil {
+		cfg.Extraction.Location = time.Local
+	}
+	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now, extractor: d.Extractor,
+		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
 	return s, nil
 }
@@ -80,6 +138,14 @@ func (s *Service) Embedder() Embedder { return s.current().embedder }
 
 // Config returns the service's settings.
 func (s *Service) Config() Config { return s.cfg }
+
+// LLMState is the extraction endpoint's state now.
+func (s *Service) LLMState() LLMState {
+	if !s.cfg.Mode.UsesLLM() {
+		return LLMUnused
+	}
+	return s.llmState()
+}
 
 // EmbedderInfo describes the embedder in use.
 func (s *Service) EmbedderInfo() EmbedderInfo { return s.current().embedder.Info() }

@@ -84,30 +84,54 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 	if err != nil {
 		return AddResult{}, err
 	}
-	s.indexSync.RLock()
-	defer s.indexSync.RUnlock()
-	if vec, err = s.currentVector(ctx, vec, m.Content); err != nil {
+	if err := s.insertRaw(ctx, m, vec); err != nil {
 		return AddResult{}, err
 	}
-	if err := s.store.Insert(ctx, NewRow{Memory: m, Vector: vec}); err != nil {
-		return AddResult{}, fmt.Errorf("store raw row: %w", err)
+	if status == StatusPending {
+		if s.cfg.Extraction.Sync {
+			status = s.extractNow(ctx, m.ID)
+		} else {
+			s.enqueue(m.ID)
+		}
 	}
-	s.indexRow(m, vec)
-	s.publish("memory.added", m)
 	return AddResult{Memory: m, ExtractionStatus: status}, nil
 }
 
-// extractionStatus is what a write reports while this build has no
-// extractor: lite skips extraction; pro and ultra queue it and say why it
-// did not run.
+// insertRaw commits a raw row and indexes it.
+func (s *Service) insertRaw(ctx context.Context, m Memory, vec Vector) error {
+	s.indexSync.RLock()
+	defer s.indexSync.RUnlock()
+	vec, err := s.currentVector(ctx, vec, m.Content)
+	if err != nil {
+		return err
+	}
+	if err := s.store.Insert(ctx, NewRow{Memory: m, Vector: vec}); err != nil {
+		return fmt.Errorf("store raw row: %w", err)
+	}
+	s.indexRow(m, vec)
+	s.publish("memory.added", m)
+	s.noteEpisode(ctx, m)
+	return nil
+}
+
+// extractionStatus is what a write reports before its extraction: lite
+// skips it; pro and ultra queue every write (so nothing is lost), and say
+// pending when an extractor can run, else why it cannot yet.
 func (s *Service) extractionStatus() ExtractionStatus {
 	if !s.cfg.Mode.UsesLLM() {
 		return StatusSkipped
 	}
-	if s.cfg.LLM == LLMAwaitingKey {
+	switch s.llmState() {
+	case LLMOK:
+		if s.extractor != nil {
+			return StatusPending
+		}
+		return StatusUnconfigured
+	case LLMAwaitingKey:
 		return StatusAwaitingKey
+	default:
+		return StatusUnconfigured
 	}
-	return StatusUnconfigured
 }
 
 func sourceOf(source, session string) string {

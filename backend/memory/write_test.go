@@ -50,7 +50,9 @@ func TestAdd_ExtractionStatusFollowsMode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode)+"/"+string(tt.llm), func(t *testing.T) {
-			r := newRig(t, memory.Config{Mode: tt.mode, LLM: tt.llm})
+			r := newRig(t, memory.Config{Mode: tt.mode}, func(d *memory.Deps) {
+				d.LLMState = func() memory.LLMState { return tt.llm }
+			})
 			res, err := r.svc.Add(context.Background(), memory.AddInput{Text: "hello world"})
 			if err != nil {
 				t.Fatal(err)

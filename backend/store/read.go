@@ -57,13 +57,26 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 	if f.RetiredBy != "" {
 		w.add("retired_by = ?", f.RetiredBy)
 	}
+	if f.Category != "" {
+		w.add("category = ?", f.Category)
+	}
+	if !f.CreatedFrom.IsZero() {
+		w.add("created_at >= ?", f.CreatedFrom.UnixMilli())
+	}
+	if !f.CreatedTo.IsZero() {
+		w.add("created_at <= ?", f.CreatedTo.UnixMilli())
+	}
+	order := " ORDER BY created_at DESC, seq DESC"
+	if f.Oldest {
+		order = " ORDER BY created_at, seq"
+	}
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM memories`+w.sql(), w.args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count memories: %w", err)
 	}
 	var out []memory.Memory
-	err := s.query(ctx, `SELECT `+memoryColumns+` FROM memories`+w.sql()+
-		` ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`, append(w.args, f.Limit, f.Offset),
+	err := s.query(ctx, `SELECT `+memoryColumns+` FROM memories`+w.sql()+order+
+		` LIMIT ? OFFSET ?`, append(w.args, f.Limit, f.Offset),
 		func(r *sql.Rows) error {
 			m, err := scanMemory(r)
 			out = append(out, m)

@@ -17,7 +17,7 @@ import (
 // order.
 const memoryColumns = `id, layer, content, user_id, agent_id, session_id, category, strength,
 	source, source_ids, metadata, event_at, valid_to, due_at, created_at, updated_at,
-	retired_at, retired_by, retired_how, retire_reason, use_count, last_used_at, extract_state`
+	retired_at, retired_by, retired_how, retire_reason, use_count, last_used_at, extract_state, extract_tries, extract_error`
 
 // prefixed returns memoryColumns with each column qualified by alias.
 func prefixed(alias string) string {
@@ -42,7 +42,7 @@ func scanMemory(r scanner, extra ...any) (memory.Memory, error) {
 	dest := []any{&m.ID, &layer, &m.Content, &m.Owner.UserID, &m.Owner.AgentID, &m.SessionID,
 		&m.Category, &m.Strength, &m.Source, &sourceIDs, &metadata, &eventAt, &validTo, &dueAt,
 		&createdAt, &updatedAt, &retiredAt, &m.RetiredBy, &how, &m.RetireReason, &m.UseCount,
-		&lastUsed, &extract}
+		&lastUsed, &extract, &m.ExtractTries, &m.ExtractError}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return memory.Memory{}, err
 	}

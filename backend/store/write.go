@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -40,12 +41,12 @@ func insertRow(ctx context.Context, tx *sql.Tx, r memory.NewRow) error {
 		return fmt.Errorf("encode metadata: %w", err)
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO memories (`+memoryColumns+`, embedder)
-		VALUES (`+placeholders(24)+`)`,
+		VALUES (`+placeholders(26)+`)`,
 		m.ID, string(m.Layer), m.Content, m.Owner.UserID, m.Owner.AgentID, m.SessionID,
 		m.Category, m.Strength, m.Source, srcIDs, md, millis(m.EventAt), millis(m.ValidTo),
 		millis(m.DueAt), m.CreatedAt.UnixMilli(), m.UpdatedAt.UnixMilli(), millis(m.RetiredAt),
 		m.RetiredBy, string(m.RetiredHow), m.RetireReason, m.UseCount, millis(m.LastUsedAt),
-		string(m.Extraction), embedderOf(r.Vector))
+		string(m.Extraction), m.ExtractTries, m.ExtractError, embedderOf(r.Vector))
 	if err != nil {
 		return fmt.Errorf("insert memory %s: %w", m.ID, err)
 	}
@@ -106,47 +107,69 @@ func addHistory(ctx context.Context, tx *sql.Tx, h memory.HistoryEntry) error {
 	return nil
 }
 
-// Update changes content, category or strength. A content change needs a
-// new vector and records the old text in history.
+// Update changes content, category, strength, metadata or event time. A
+// content change needs a new vector and records the old text in history.
 func (s *Store) Update(ctx context.Context, id string, u memory.Update) (memory.Memory, error) {
 	var out memory.Memory
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		m, seq, err := lockedRow(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		h := memory.HistoryEntry{MemoryID: id, At: u.At, Action: memory.HistoryEdited}
-		changed := false // not h.OldContent != "": the old content may be empty
-		if u.Content != nil && *u.Content != m.Content {
-			if u.Vector == nil {
-				return fmt.Errorf("update %s: a content change needs a vector", id)
-			}
-			h.OldContent, m.Content, changed = m.Content, *u.Content, true
-			if err := putVector(ctx, tx, seq, *u.Vector); err != nil {
-				return err
-			}
-		}
-		if u.Category != nil && *u.Category != m.Category {
-			h.Detail += fmt.Sprintf("category %q -> %q; ", m.Category, *u.Category)
-			m.Category, changed = *u.Category, true
-		}
-		if u.Strength != nil && *u.Strength != m.Strength {
-			h.Detail += fmt.Sprintf("strength %.2f -> %.2f; ", m.Strength, *u.Strength)
-			m.Strength, changed = *u.Strength, true
-		}
-		if !changed {
-			out = m // nothing changed
-			return nil
-		}
-		m.UpdatedAt = stored(u.At)
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET content = ?, category = ?, strength = ?,
-			updated_at = ? WHERE seq = ?`, m.Content, m.Category, m.Strength, m.UpdatedAt.UnixMilli(), seq); err != nil {
-			return fmt.Errorf("update memory %s: %w", id, err)
-		}
-		out = m
-		return addHistory(ctx, tx, h)
+		var err error
+		out, err = updateRow(ctx, tx, id, u)
+		return err
 	})
 	return out, err
+}
+
+func updateRow(ctx context.Context, tx *sql.Tx, id string, u memory.Update) (memory.Memory, error) {
+	m, seq, err := lockedRow(ctx, tx, id)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	h := memory.HistoryEntry{MemoryID: id, At: u.At, Action: memory.HistoryEdited}
+	changed := false // not h.OldContent != "": the old content may be empty
+	if u.Content != nil && *u.Content != m.Content {
+		if u.Vector == nil {
+			return memory.Memory{}, fmt.Errorf("update %s: a content change needs a vector", id)
+		}
+		h.OldContent, m.Content, changed = m.Content, *u.Content, true
+		if err := putVector(ctx, tx, seq, *u.Vector); err != nil {
+			return memory.Memory{}, err
+		}
+	}
+	if u.Category != nil && *u.Category != m.Category {
+		h.Detail += fmt.Sprintf("category %q -> %q; ", m.Category, *u.Category)
+		m.Category, changed = *u.Category, true
+	}
+	if u.Strength != nil && *u.Strength != m.Strength {
+		h.Detail += fmt.Sprintf("strength %.2f -> %.2f; ", m.Strength, *u.Strength)
+		m.Strength, changed = *u.Strength, true
+	}
+	if u.Metadata != nil && !maps.Equal(u.Metadata, m.Metadata) {
+		m.Metadata, changed = maps.Clone(u.Metadata), true
+	}
+	if u.EventAt != nil && !u.EventAt.Equal(m.EventAt) {
+		m.EventAt, changed = stored(*u.EventAt), true
+	}
+	if !changed {
+		return m, nil
+	}
+	md, err := jsonText(nonNilMap(m.Metadata))
+	if err != nil {
+		return memory.Memory{}, fmt.Errorf("encode metadata: %w", err)
+	}
+	m.UpdatedAt = stored(u.At)
+	if _, err := tx.ExecContext(ctx, `UPDATE memories SET content = ?, category = ?, strength = ?,
+		metadata = ?, event_at = ?, updated_at = ? WHERE seq = ?`, m.Content, m.Category, m.Strength,
+		md, millis(m.EventAt), m.UpdatedAt.UnixMilli(), seq); err != nil {
+		return memory.Memory{}, fmt.Errorf("update memory %s: %w", id, err)
+	}
+	return m, addHistory(ctx, tx, h)
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
 }
 
 // Retire marks a live row retired and records why.
@@ -156,24 +179,29 @@ func (s *Store) Retire(ctx context.Context, id string, r memory.Retirement) (mem
 	}
 	var out memory.Memory
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		m, seq, err := lockedRow(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if !m.Live() {
-			return memory.Errorf(memory.ECONFLICT, "memory %q is already retired (%s)", id, m.RetiredHow)
-		}
-		m.RetiredAt, m.RetiredBy, m.RetiredHow, m.RetireReason, m.UpdatedAt = stored(r.At), r.By, r.How, r.Reason, stored(r.At)
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET retired_at = ?, retired_by = ?,
-			retired_how = ?, retire_reason = ?, updated_at = ? WHERE seq = ?`,
-			r.At.UnixMilli(), r.By, string(r.How), r.Reason, r.At.UnixMilli(), seq); err != nil {
-			return fmt.Errorf("retire memory %s: %w", id, err)
-		}
-		out = m
-		return addHistory(ctx, tx, memory.HistoryEntry{MemoryID: id, At: r.At,
-			Action: memory.HistoryRetired, How: r.How, Reason: r.Reason, By: r.By})
+		var err error
+		out, err = retireRow(ctx, tx, id, r)
+		return err
 	})
 	return out, err
+}
+
+func retireRow(ctx context.Context, tx *sql.Tx, id string, r memory.Retirement) (memory.Memory, error) {
+	m, seq, err := lockedRow(ctx, tx, id)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	if !m.Live() {
+		return memory.Memory{}, memory.Errorf(memory.ECONFLICT, "memory %q is already retired (%s)", id, m.RetiredHow)
+	}
+	m.RetiredAt, m.RetiredBy, m.RetiredHow, m.RetireReason, m.UpdatedAt = stored(r.At), r.By, r.How, r.Reason, stored(r.At)
+	if _, err := tx.ExecContext(ctx, `UPDATE memories SET retired_at = ?, retired_by = ?,
+		retired_how = ?, retire_reason = ?, updated_at = ? WHERE seq = ?`,
+		r.At.UnixMilli(), r.By, string(r.How), r.Reason, r.At.UnixMilli(), seq); err != nil {
+		return memory.Memory{}, fmt.Errorf("retire memory %s: %w", id, err)
+	}
+	return m, addHistory(ctx, tx, memory.HistoryEntry{MemoryID: id, At: r.At,
+		Action: memory.HistoryRetired, How: r.How, Reason: r.Reason, By: r.By})
 }
 
 // Restore reverses a retirement and records that it did, with what was

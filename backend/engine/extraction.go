@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"hyatlas/backend/api"
+	"hyatlas/backend/config"
+	"hyatlas/backend/extract"
+	"hyatlas/backend/llm"
+	"hyatlas/backend/memory"
+	"hyatlas/backend/secrets"
+)
+
+// keyRefresh is how often the key's presence is read again (a key file can
+// appear or vanish at any time); a key handed, saved or deleted through
+// the app is seen at once.
+const keyRefresh = time.Minute
+
+// extraction is the engine's side of extraction: the key, the LLM client
+// behind the extractor, the worker queue and the schedules.
+type extraction struct {
+	cfg    config.LLMConfig
+	keys   *secrets.KeySource
+	keySet atomic.Bool
+	client *llm.Client
+	queue  *extractQueue
+	kick   chan struct{} // asks the catch-up loop for a run now
+}
+
+// newExtraction builds the key source and, when an endpoint is configured,
+// the client. Lite mode builds neither client nor queue: it makes no call.
+func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring) *extraction {
+	cfg := e.Config.LLM
+	x := &extraction{cfg: cfg, kick: make(chan struct{}, 1)}
+	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{Keyring: kr, File: cfg.KeyFile, Env: cfg.Key,
+		Warn: func(msg string) { e.log.Warn(msg) }})
+	x.keys.OnChange(func() {
+		x.refreshKey(context.Background())
+		e.keyChanged()
+	})
+	x.refreshKey(ctx)
+	if !e.Config.Mode.UsesLLM() || !cfg.Configured() {
+		return x
+	}
+	ccfg := llm.Config{
+		Primary:   llm.Endpoint{Base: cfg.Base, Model: cfg.Model, Key: x.key},
+		Timeout:   cfg.Timeout,
+		UserAgent: "HyAtlas/" + Version + " (+memory extraction)",
+		Ledger:    e.ledger,
+	}
+	if cfg.FallbackModel != "" || cfg.FallbackBase != "" {
+		fb := &llm.Endpoint{Base: cfg.FallbackBase, Model: cfg.FallbackModel}
+		if cfg.FallbackKey != "" {
+			k := cfg.FallbackKey
+			fb.Key = func(context.Context) (string, error) { return k, nil }
+		}
+		ccfg.Fallback = fb
+	}
+	x.client = llm.New(ccfg)
+	return x
+}
+
+// key is the primary endpoint's key now, read through the key source.
+func (x *extraction) key(ctx context.Context) (string, error) {
+	k, _, err := x.keys.Key(ctx)
+	return k, err
+}
+
+// refreshKey reads whether a key is set (never the key itself).
+func (x *extraction) refreshKey(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	isSet, _, _, err := x.keys.Status(ctx)
+	if err == nil {
+		x.keySet.Store(isSet)
+	}
+}
+
+// state is the endpoint's state for status and for the Service: an
+// endpoint on this machine (Ollama, llama.cpp) needs no key.
+func (x *extraction) state() memory.LLMState {
+	switch {
+	case !x.cfg.Configured() || x.client == nil:
+		return memory.LLMUnconfigured
+	case !x.keySet.Load() && !isLocal(x.cfg.Base):
+		return memory.LLMAwaitingKey
+	default:
+		return memory.LLMOK
+	}
+}
+
+// isLocal reports whether base points at this machine.
+func isLocal(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (x *extraction) kickCatchUp() {
+	select {
+	case x.kick <- struct{}{}:
+	default:
+	}
+}
+
+// keyChanged resumes extraction when a key arrives: writes made while no
+// key was set were never tried, so each is queued at once (whatever its
+// age within the catch-up window), and a catch-up run follows.
+func (e *Engine) keyChanged() {
+	if e.x.state() != memory.LLMOK || e.x.queue == nil || e.Memory == nil {
+		return
+	}
+	e.background(func(ctx context.Context) {
+		ids, err := e.Memory.Unfinished(ctx, e.Config.LLM.CatchupMaxAge)
+		if err != nil {
+			e.log.Error("could not list rows waiting for extraction", "err", err)
+			return
+		}
+		e.x.queue.push(ids...)
+		e.x.kickCatchUp()
+	})
+}
+
+// ledger records one LLM request in the egress ledger. It never fails the
+// call: a ledger write that fails is logged.
+func (e *Engine) ledger(c llm.Call) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := e.store.AddEgress(ctx, memory.EgressCall{At: c.At.UTC(), Host: c.Host, Model: c.Model, Purpose: c.Purpose,
+		BytesOut: c.BytesOut, BytesIn: c.BytesIn, Status: c.Status, Outcome: c.Outcome, Duration: c.Duration.Milliseconds()})
+	if err != nil {
+		e.log.Error("could not record an LLM call in the egress ledger", "err", err)
+	}
+}
+
+// completer adapts the llm client to extract.Completer.
+type completer struct{ c *llm.Client }
+
+func (c completer) CompleteJSON(ctx context.Context, purpose, system, user string, schema map[string]any, out any) error {
+	return c.c.CompleteJSON(ctx, llm.Request{Purpose: purpose, System: system, User: user, Schema: schema,
+		SchemaName: purpose}, out)
+}
+
+func (c completer) Complete(ctx context.Context, purpose, system, user string) (string, error) {
+	return c.c.Complete(ctx, llm.Request{Purpose: purpose, System: system, User: user})
+}
+
+// extractor is extract.Extractor with "nothing to summarise" as an empty
+// summary (the Service writes no row for it).
+type extractor struct{ *extract.Extractor }
+
+func (x extractor) Summarize(ctx context.Context, req memory.SummaryRequest) (string, error) {
+	s, err := x.Extractor.Summarize(ctx, req)
+	if errors.Is(err, extract.ErrNothingToSummarize) {
+		return "", nil
+	}
+	return s, err
+}
+
+// memoryExtractor is what the Service gets: nil without a client.
+func (x *extraction) memoryExtractor() memory.Extractor {
+	if x.client == nil {
+		return nil
+	}
+	return extractor{extract.New(completer{x.client})}
+}
+
+// keysAPI adapts the key source to the API.
+type keysAPI struct{ x *extraction }
+
+var _ api.Keys = keysAPI{}
+
+func (k keysAPI) Hand(key string) error { return k.x.keys.Hand(key) }
+func (k keysAPI) Save(key string) error { return k.x.keys.Save(key) }
+func (k keysAPI) Delete() error         { return k.x.keys.Delete() }
+
+func (k keysAPI) Status(ctx context.Context) (api.KeyStatus, error) {
+	isSet, origin, keyringOK, err := k.x.keys.Status(ctx)
+	if err != nil {
+		return api.KeyStatus{}, fmt.Errorf("key status: %w", err)
+	}
+	return api.KeyStatus{IsSet: isSet, Origin: string(origin), KeyringAvailable: keyringOK}, nil
+}

@@ -1,0 +1,307 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+func TestCompleteJSONReplies(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		st   step
+	}{
+		{"good JSON", step{content: goodJSON}},
+		{"fenced JSON", step{content: "```json\n" + goodJSON + "\n```"}},
+		{"bare fence", step{content: "```" + goodJSON + "```"}},
+		{"prose then JSON", step{content: "Sure! Here is the object:\n" + goodJSON + "\nHope this helps."}},
+		{"think then JSON", step{content: "<think>The user {moved}, so…</think>\n" + goodJSON}},
+		{"unclosed think", step{content: "<think>\n" + goodJSON}},
+		{"reasoning_content only", step{reasoning: goodJSON}},
+		{"reasoning field only", step{raw: `{"choices":[{"index":0,"message":{"role":"assistant","content":"","reasoning":` +
+			fmt.Sprintf("%q", goodJSON) + `}}]}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.st.format = "json_schema"
+			f := newFake(t, bearer, tc.st)
+			r := newRig(config(f))
+			var got plan
+			if err := r.CompleteJSON(context.Background(), extractReq(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if want := (plan{Facts: []string{"moved to Lyon"}}); !reflect.DeepEqual(got, want) {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+			if o := r.outcomes(); !reflect.DeepEqual(o, []string{"ok"}) {
+				t.Errorf("ledger outcomes %v", o)
+			}
+			if tp := f.requests()[0].temperature; tp == nil || *tp < 0.099 || *tp > 0.101 {
+				t.Errorf("temperature %v, want 0.1", tp)
+			}
+		})
+	}
+}
+
+func TestEmptyReplyTriesFallback(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		st   step
+	}{
+		{"empty content", step{content: ""}},
+		{"no choices", step{raw: `{"choices":[]}`}},
+		{"whitespace", step{content: " \n "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newFake(t, bearer, tc.st)
+			fb := newFake(t, "", step{content: goodJSON})
+			cfg := config(p)
+			cfg.Fallback = &Endpoint{Base: fb.base()}
+			r := newRig(cfg)
+			var got plan
+			if err := r.CompleteJSON(context.Background(), extractReq(), &got); err != nil {
+				t.Fatal(err)
+			}
+			calls := r.ledger()
+			if len(calls) != 2 || calls[0].Outcome != "empty" || calls[0].Host != p.host() ||
+				calls[1].Outcome != "ok" || calls[1].Host != fb.host() {
+				t.Errorf("ledger %+v", calls)
+			}
+		})
+	}
+}
+
+func TestEmptyReplyWithoutFallbackIsProviderError(t *testing.T) {
+	f := newFake(t, bearer, step{content: ""})
+	err := newRig(config(f)).CompleteJSON(context.Background(), extractReq(), &plan{})
+	if !errors.Is(err, memory.ErrProvider) || !strings.Contains(err.Error(), "empty reply") {
+		t.Fatalf("err %v, want ErrProvider for an empty reply", err)
+	}
+}
+
+func TestUnparseable(t *testing.T) {
+	t.Run("invalid twice", func(t *testing.T) {
+		p := newFake(t, bearer,
+			step{content: "I cannot do that."},
+			step{content: `{"facts": "oops"`, lastUser: reinforceJSON})
+		fb := newFake(t, "") // must never be asked
+		cfg := config(p)
+		cfg.Fallback = &Endpoint{Base: fb.base()}
+		r := newRig(cfg)
+		err := r.CompleteJSON(context.Background(), extractReq(), &plan{})
+		if !errors.Is(err, memory.ErrUnparseable) || errors.Is(err, memory.ErrProvider) {
+			t.Fatalf("err %v, want ErrUnparseable only", err)
+		}
+		if o := r.outcomes(); !reflect.DeepEqual(o, []string{"unparseable", "unparseable"}) {
+			t.Errorf("ledger outcomes %v", o)
+		}
+		msgs := p.requests()[1].messages
+		if len(msgs) != 4 || msgs[2].Role != "assistant" || msgs[2].Content != "I cannot do that." {
+			t.Errorf("second try messages %+v", msgs)
+		}
+		if n := len(fb.requests()); n != 0 {
+			t.Errorf("fallback asked %d times", n)
+		}
+	})
+	t.Run("wrong type then good", func(t *testing.T) {
+		f := newFake(t, bearer, step{content: `{"facts":"one"}`}, step{content: goodJSON, lastUser: reinforceJSON})
+		r := newRig(config(f))
+		got := plan{Facts: []string{"untouched"}}
+		if err := r.CompleteJSON(context.Background(), extractReq(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Facts) != 1 || got.Facts[0] != "moved to Lyon" {
+			t.Errorf("got %+v", got)
+		}
+	})
+}
+
+func TestRetries(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name      string
+		steps     []step
+		wantErr   error
+		errHas    string
+		sleeps    []time.Duration
+		checkWait func(d time.Duration) bool
+		outcomes  []string
+		timeout   time.Duration
+	}{
+		{name: "500,500,good", steps: []step{{status: 500, raw: `{"error":{"message":"boom"}}`}, {status: 500}, {content: goodJSON}},
+			sleeps: []time.Duration{ms, 2 * ms}, outcomes: []string{"http_error", "http_error", "ok"}},
+		{name: "429 Retry-After seconds", steps: []step{{status: 429, header: map[string]string{"Retry-After": "1"}}, {content: goodJSON}},
+			sleeps: []time.Duration{time.Second}, outcomes: []string{"http_error", "ok"}},
+		{name: "503 Retry-After date", steps: []step{{status: 503, header: map[string]string{
+			"Retry-After": time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)}}, {content: goodJSON}},
+			checkWait: func(d time.Duration) bool { return d > time.Second && d <= 3*time.Second }, outcomes: []string{"http_error", "ok"}},
+		{name: "Retry-After capped at 60s", steps: []step{{status: 429, header: map[string]string{"Retry-After": "3600"}}, {content: goodJSON}},
+			sleeps: []time.Duration{time.Minute}, outcomes: []string{"http_error", "ok"}, timeout: 5 * time.Minute},
+		{name: "connection dropped", steps: []step{{hangup: true}, {content: goodJSON}},
+			sleeps: []time.Duration{ms}, outcomes: []string{"network_error", "ok"}},
+		{name: "401 no retry", steps: []step{{status: 401, raw: `{"error":{"message":"Incorrect API key provided: ` + testKey + `"}}`}},
+			wantErr: memory.ErrProvider, errHas: "HTTP 401", outcomes: []string{"http_error"}},
+		{name: "404 no retry", steps: []step{{status: 404, raw: "model not found"}},
+			wantErr: memory.ErrProvider, errHas: "HTTP 404", outcomes: []string{"http_error"}},
+		{name: "400 unrelated is no negotiation", steps: []step{{status: 400, raw: `{"error":{"message":"maximum context length exceeded"}}`}},
+			wantErr: memory.ErrProvider, errHas: "HTTP 400", outcomes: []string{"http_error"}},
+		{name: "500 four times", steps: []step{{status: 500}, {status: 502}, {status: 503}, {status: 500}},
+			wantErr: memory.ErrProvider, errHas: "after 4 attempts", sleeps: []time.Duration{ms, 2 * ms, 4 * ms},
+			outcomes: []string{"http_error", "http_error", "http_error", "http_error"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, bearer, tc.steps...)
+			cfg := config(f)
+			cfg.Timeout = cmp(tc.timeout, cfg.Timeout)
+			r := newRig(cfg)
+			err := r.CompleteJSON(context.Background(), extractReq(), &plan{})
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Fatalf("err %v, want %v", err, tc.wantErr)
+			}
+			if err != nil {
+				if msg := err.Error(); !strings.Contains(msg, tc.errHas) || !strings.Contains(msg, f.host()) || strings.Contains(msg, testKey) {
+					t.Errorf("error %q: want %q and the host, never the key", msg, tc.errHas)
+				}
+			}
+			if tc.checkWait != nil {
+				if len(r.sleeps) != 1 || !tc.checkWait(r.sleeps[0]) {
+					t.Errorf("sleeps %v", r.sleeps)
+				}
+			} else if !reflect.DeepEqual(r.sleeps, tc.sleeps) {
+				t.Errorf("sleeps %v, want %v", r.sleeps, tc.sleeps)
+			}
+			if o := r.outcomes(); !reflect.DeepEqual(o, tc.outcomes) {
+				t.Errorf("outcomes %v, want %v", o, tc.outcomes)
+			}
+			if n := int(r.keyReads.Load()); n != len(tc.steps) {
+				t.Errorf("key read %d times for %d requests", n, len(tc.steps))
+			}
+		})
+	}
+}
+
+func TestRealBackoffSleeps(t *testing.T) {
+	f := newFake(t, bearer, step{status: 500}, step{content: goodJSON})
+	cfg := config(f)
+	cfg.Backoff = 50 * time.Millisecond
+	start := time.Now()
+	if err := New(cfg).CompleteJSON(context.Background(), extractReq(), &plan{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Errorf("took %v, want a 50ms backoff", d)
+	}
+}
+
+func TestRetryAfterBeyondBudgetGivesUp(t *testing.T) {
+	f := newFake(t, bearer, step{status: 429, header: map[string]string{"Retry-After": "30"}})
+	cfg := config(f)
+	cfg.Timeout = 2 * time.Second
+	r := newRig(cfg)
+	err := r.CompleteJSON(context.Background(), extractReq(), &plan{})
+	if !errors.Is(err, memory.ErrProvider) || len(r.sleeps) != 0 {
+		t.Fatalf("err %v sleeps %v: want ErrProvider without waiting", err, r.sleeps)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	t.Run("alone", func(t *testing.T) {
+		f := newFake(t, bearer, step{delay: 10 * time.Second})
+		cfg := config(f)
+		cfg.Timeout = 200 * time.Millisecond
+		r := newRig(cfg)
+		start := time.Now()
+		err := r.CompleteJSON(context.Background(), extractReq(), &plan{})
+		if !errors.Is(err, memory.ErrProvider) || errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err %v, want ErrProvider", err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("took %v", d)
+		}
+		if o := r.outcomes(); !reflect.DeepEqual(o, []string{"timeout"}) {
+			t.Errorf("outcomes %v", o)
+		}
+	})
+	t.Run("primary gets two thirds, then fallback", func(t *testing.T) {
+		p := newFake(t, bearer, step{delay: 10 * time.Second})
+		fb := newFake(t, "", step{content: goodJSON})
+		cfg := config(p)
+		cfg.Timeout = 900 * time.Millisecond
+		cfg.Fallback = &Endpoint{Base: fb.base()}
+		r := newRig(cfg)
+		if err := r.CompleteJSON(context.Background(), extractReq(), &plan{}); err != nil {
+			t.Fatal(err)
+		}
+		calls := r.ledger()
+		if len(calls) != 2 || calls[0].Outcome != "timeout" || calls[1].Outcome != "ok" {
+			t.Fatalf("ledger %+v", calls)
+		}
+		if d := calls[0].Duration; d < 500*time.Millisecond || d > 850*time.Millisecond {
+			t.Errorf("primary ran %v, want about 600ms", d)
+		}
+	})
+}
+
+func TestCallerContext(t *testing.T) {
+	t.Run("cancelled during the call", func(t *testing.T) {
+		f := newFake(t, bearer, step{delay: 10 * time.Second})
+		fb := newFake(t, "")
+		cfg := config(f)
+		cfg.Fallback = &Endpoint{Base: fb.base()}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		err := newRig(cfg).CompleteJSON(ctx, extractReq(), &plan{})
+		if !errors.Is(err, context.Canceled) || errors.Is(err, memory.ErrProvider) {
+			t.Fatalf("err %v, want context.Canceled", err)
+		}
+	})
+	t.Run("already cancelled", func(t *testing.T) {
+		f := newFake(t, bearer)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := newRig(config(f)).Complete(ctx, extractReq()); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("caller deadline", func(t *testing.T) {
+		f := newFake(t, bearer, step{delay: 10 * time.Second})
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		err := newRig(config(f)).CompleteJSON(ctx, extractReq(), &plan{})
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, memory.ErrProvider) {
+			t.Fatalf("err %v, want the caller's DeadlineExceeded", err)
+		}
+	})
+}
+
+func TestComplete(t *testing.T) {
+	t.Run("plain text, no response_format", func(t *testing.T) {
+		f := newFake(t, bearer, step{format: "none", content: "<think>hmm</think>\n A short summary. "})
+		got, err := newRig(config(f)).Complete(context.Background(), extractReq())
+		if err != nil || got != "A short summary." {
+			t.Fatalf("got %q, %v", got, err)
+		}
+	})
+	t.Run("only thinking, then text", func(t *testing.T) {
+		f := newFake(t, bearer, step{content: "<think>only thinking</think>"}, step{format: "none", content: "Summary.", lastUser: reinforceText})
+		got, err := newRig(config(f)).Complete(context.Background(), extractReq())
+		if err != nil || got != "Summary." {
+			t.Fatalf("got %q, %v", got, err)
+		}
+		if msgs := f.requests()[1].messages; len(msgs) != 2 {
+			t.Errorf("reminder should join the user message so roles alternate: %+v", msgs)
+		}
+	})
+	t.Run("only thinking twice", func(t *testing.T) {
+		f := newFake(t, bearer, step{content: "<think>a</think>"}, step{content: "<think>b</think>"})
+		if _, err := newRig(config(f)).Complete(context.Background(), extractReq()); !errors.Is(err, memory.ErrUnparseable) {
+			t.Fatalf("err %v", err)
+		}
+	})
+}

@@ -1,0 +1,257 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+type message = openai.ChatCompletionMessage
+
+// maxBody bounds a response body read into memory.
+const maxBody = 32 << 20
+
+// probeKey carries a *probe in a request's context so the transport can
+// report what went over the wire for the ledger and for negotiation.
+type probeKey struct{}
+
+type probe struct {
+	sent    bool
+	out, in int
+	status  int
+	header  http.Header
+	body    []byte
+}
+
+// transport sets the User-Agent and reads each response body whole, so
+// its size, status, headers and text are known whatever go-openai does
+// with it.
+type transport struct {
+	base http.RoundTripper
+	ua   string
+}
+
+func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	p, _ := r.Context().Value(probeKey{}).(*probe)
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", t.ua)
+	if p != nil {
+		p.sent = true
+		p.out = int(max(r.ContentLength, 0))
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	if p != nil {
+		p.status, p.header, p.in, p.body = resp.StatusCode, resp.Header, len(data), data
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	resp.ContentLength = int64(len(data))
+	return resp, nil
+}
+
+// exchangeResult is one HTTP request's result. call.At is zero when no
+// request went out; err is key-free and names the host and model.
+type exchangeResult struct {
+	text      string
+	call      Call
+	status    int
+	header    http.Header
+	body      []byte
+	err       error
+	retryable bool
+}
+
+// exchange makes exactly one HTTP request (or none, when the key or the
+// request cannot be had).
+func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, creq openai.ChatCompletionRequest) exchangeResult {
+	var r exchangeResult
+	where := fmt.Sprintf("%s (model %s)", ep.host, ep.model)
+	key := ""
+	if ep.key != nil {
+		k, err := ep.key(ctx)
+		if err != nil {
+			r.err = fmt.Errorf("%s: reading the key: %v", where, err)
+			return r
+		}
+		key = k
+	}
+	scrub := func(s string) string {
+		if key != "" {
+			s = strings.ReplaceAll(s, key, "[redacted]")
+		}
+		return s
+	}
+	cfg := openai.DefaultConfig(key)
+	cfg.BaseURL = ep.base
+	cfg.HTTPClient = c.hc
+	p := &probe{}
+	start := time.Now()
+	resp, err := openai.NewClientWithConfig(cfg).CreateChatCompletion(context.WithValue(ctx, probeKey{}, p), creq)
+	r.status, r.header, r.body = p.status, p.header, p.body
+	if p.sent {
+		r.call = Call{At: start, Host: ep.host, Model: ep.model, Purpose: purpose,
+			BytesOut: p.out, BytesIn: p.in, Status: p.status, Duration: time.Since(start)}
+	}
+	switch {
+	case err == nil:
+		r.call.Outcome = "ok"
+		r.text = replyText(resp, p.body)
+	case ctx.Err() != nil:
+		r.call.Outcome = "network_error"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			r.call.Outcome = "timeout"
+		}
+		r.err = fmt.Errorf("%s: %v", where, ctx.Err())
+	case !p.sent:
+		r.err = fmt.Errorf("%s: the request could not be made: %s", where, scrub(err.Error()))
+	case p.status >= 300 || (p.status > 0 && p.status < 200):
+		r.call.Outcome = "http_error"
+		r.err = fmt.Errorf("%s: HTTP %d: %s", where, p.status, scrub(serverMessage(err)))
+		r.retryable = p.status == http.StatusRequestTimeout || p.status == http.StatusTooManyRequests || p.status >= 500
+	case p.status != 0:
+		r.call.Outcome = "http_error"
+		r.err = fmt.Errorf("%s: HTTP %d with a body that is not a chat completion", where, p.status)
+	default:
+		r.call.Outcome = "network_error"
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		r.err = fmt.Errorf("%s: %s", where, scrub(err.Error()))
+		r.retryable = true
+	}
+	return r
+}
+
+// replyText is the first choice's content or, when that is empty, its
+// reasoning (reasoning_content, or the raw "reasoning" field some servers use).
+func replyText(resp openai.ChatCompletionResponse, raw []byte) string {
+	if len(resp.Choices) == 0 {
+		return ""
+	}
+	m := resp.Choices[0].Message
+	if strings.TrimSpace(m.Content) != "" {
+		return m.Content
+	}
+	if strings.TrimSpace(m.ReasoningContent) != "" {
+		return m.ReasoningContent
+	}
+	var alt struct {
+		Choices []struct {
+			Message struct {
+				Reasoning string `json:"reasoning"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(raw, &alt) == nil && len(alt.Choices) > 0 {
+		return alt.Choices[0].Message.Reasoning
+	}
+	return ""
+}
+
+// serverMessage is a short, single-line form of an endpoint's error body.
+func serverMessage(err error) string {
+	msg := ""
+	var ae *openai.APIError
+	var re *openai.RequestError
+	switch {
+	case errors.As(err, &ae):
+		msg = ae.Message
+	case errors.As(err, &re):
+		msg = string(re.Body)
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if r := []rune(msg); len(r) > 200 {
+		msg = string(r[:200]) + "…"
+	}
+	if msg == "" {
+		msg = "no message"
+	}
+	return msg
+}
+
+// rawSchema sends a JSON schema verbatim.
+type rawSchema map[string]any
+
+func (s rawSchema) MarshalJSON() ([]byte, error) { return json.Marshal(map[string]any(s)) }
+
+func buildRequest(model string, req Request, msgs []message, f format) openai.ChatCompletionRequest {
+	cr := openai.ChatCompletionRequest{Model: model, Messages: msgs, Temperature: req.Temperature}
+	switch f {
+	case formatSchema:
+		cr.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name: schemaName(req.SchemaName), Schema: rawSchema(req.Schema), Strict: true,
+			},
+		}
+	case formatObject:
+		cr.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	// go-openai refuses, before sending, a temperature for the reasoning
+	// models it knows (o1, o3, gpt-5…); those take their fixed default.
+	if openai.NewReasoningValidator().Validate(cr) != nil {
+		cr.Temperature = 0
+	}
+	return cr
+}
+
+// schemaName keeps to the characters OpenAI accepts (a-z, 0-9, _ and -).
+func schemaName(s string) string {
+	b := []byte(s)
+	for i, ch := range b {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "reply"
+	}
+	return string(b[:min(len(b), 64)])
+}
+
+func baseMessages(req Request) []message {
+	var msgs []message
+	if req.System != "" {
+		msgs = append(msgs, message{Role: openai.ChatMessageRoleSystem, Content: req.System})
+	}
+	return append(msgs, message{Role: openai.ChatMessageRoleUser, Content: req.User})
+}
+
+// reinforced adds the reminder as a final user message after the previous
+// answer; with no usable previous answer it is appended to the last user
+// message so roles still alternate for strict chat templates.
+func reinforced(msgs []message, prev string, jsonMode bool) []message {
+	note := reinforceText
+	if jsonMode {
+		note = reinforceJSON
+	}
+	out := slices.Clone(msgs)
+	prev = strings.TrimSpace(stripThink(prev))
+	if r := []rune(prev); len(r) > 4000 {
+		prev = string(r[:4000])
+	}
+	if prev != "" {
+		return append(out, message{Role: openai.ChatMessageRoleAssistant, Content: prev},
+			message{Role: openai.ChatMessageRoleUser, Content: note})
+	}
+	out[len(out)-1].Content += "\n\n" + note
+	return out
+}

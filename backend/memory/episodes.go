@@ -1,0 +1,235 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Categories of generated L4 rows.
+const (
+	CategoryEpisode = "episode" // one stretch of work, summarised once it ended
+	CategoryNow     = "now"     // the owner's current focus and open loops
+)
+
+const (
+	episodeTextsMax = 200
+	nowFactsMax     = 15
+)
+
+// noteEpisode adds a committed write to its owner's episode. Failing here
+// cannot lose the write (it is durable); the episode just misses it.
+func (s *Service) noteEpisode(ctx context.Context, m Memory) {
+	if s.xstore == nil || !s.cfg.Mode.UsesLLM() || s.cfg.Extraction.EpisodeGap <= 0 {
+		return
+	}
+	_ = s.xstore.TouchEpisode(ctx, m.Owner, m.CreatedAt, s.cfg.Extraction.EpisodeGap)
+}
+
+// markNowDirty notes that an owner's Now page is out of date.
+func (s *Service) markNowDirty(o Owner) {
+	if !s.cfg.Extraction.NowOff {
+		s.nowDirty.Store(o, true)
+	}
+}
+
+// HousekeepResult says what one Housekeep pass did.
+type HousekeepResult struct {
+	Episodes int // episode summaries written
+	NowPages int // Now pages rebuilt
+}
+
+// Housekeep writes the summaries of episodes that have ended (one call
+// each) and rebuilds the Now page of owners whose memory changed, at most
+// once every NowEvery per owner. It stops at the first provider error;
+// what it did not reach waits for the next pass.
+func (s *Service) Housekeep(ctx context.Context) (HousekeepResult, error) {
+	var res HousekeepResult
+	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK {
+		return res, nil
+	}
+	if gap := s.cfg.Extraction.EpisodeGap; gap > 0 {
+		n, err := s.summarizeEpisodes(ctx, s.now().Add(-gap))
+		res.Episodes = n
+		if err != nil {
+			return res, err
+		}
+	}
+	n, err := s.rebuildNowPages(ctx)
+	res.NowPages = n
+	return res, err
+}
+
+// summarizeEpisodes summarises every ended episode. An episode of one
+// write gets no summary (its facts already say it all).
+func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (int, error) {
+	due, err := s.xstore.DueEpisodes(ctx, idleBefore)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, ep := range due {
+		id, err := s.summarizeEpisode(ctx, ep)
+		if err != nil {
+			return done, err
+		}
+		if err := s.xstore.SetEpisodeSummary(ctx, ep.Seq, id); err != nil {
+			return done, fmt.Errorf("mark episode %d summarised: %w", ep.Seq, err)
+		}
+		if id != "" {
+			done++
+		}
+	}
+	return done, nil
+}
+
+// summarizeEpisode writes the L4 summary of one episode and returns its
+// id ("" when the episode needs none).
+func (s *Service) summarizeEpisode(ctx context.Context, ep Episode) (string, error) {
+	if ep.Writes < 2 {
+		return "", nil
+	}
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerRaw},
+		Scope:       Scope{UserIDs: []string{ep.Owner.UserID}, AgentID: ep.Owner.AgentID},
+		CreatedFrom: ep.StartedAt, CreatedTo: ep.LastAt, Oldest: true, Limit: episodeTextsMax})
+	if err != nil {
+		return "", fmt.Errorf("list episode %d: %w", ep.Seq, err)
+	}
+	var texts, ids []string
+	for _, m := range rows {
+		if m.Owner == ep.Owner {
+			texts, ids = append(texts, m.Content), append(ids, m.ID)
+		}
+	}
+	if len(texts) < 2 {
+		return "", nil
+	}
+	text, err := s.extractor.Summarize(ctx, SummaryRequest{Kind: SummaryEpisode,
+		Today: s.now().In(s.cfg.Extraction.Location), Owner: ep.Owner, Texts: texts})
+	if err != nil {
+		return "", fmt.Errorf("summarise episode %d: %w", ep.Seq, err)
+	}
+	if text == "" {
+		return "", nil
+	}
+	now := s.now().UTC()
+	m := Memory{ID: NewID(now), Layer: LayerSummary, Content: text, Owner: ep.Owner, Category: CategoryEpisode,
+		Strength: DefaultStrength, Source: sourceExtract, SourceIDs: ids, EventAt: ep.StartedAt,
+		ValidTo: ep.LastAt, CreatedAt: now, UpdatedAt: now, Extraction: ExtractSkipped,
+		Metadata: map[string]string{"writes": strconv.Itoa(len(ids))}}
+	if err := s.insertGenerated(ctx, Changes{}, m); err != nil {
+		return "", err
+	}
+	return m.ID, nil
+}
+
+// rebuildNowPages rebuilds the Now page of each owner marked dirty whose
+// page is older than NowEvery.
+func (s *Service) rebuildNowPages(ctx context.Context) (int, error) {
+	if s.cfg.Extraction.NowOff {
+		return 0, nil
+	}
+	done := 0
+	var firstErr error
+	s.nowDirty.Range(func(k, _ any) bool {
+		o := k.(Owner)
+		built, err := s.rebuildNow(ctx, o)
+		if err != nil {
+			firstErr = err
+			return !errors.Is(err, ErrProvider)
+		}
+		if built {
+			done++
+		}
+		return true
+	})
+	return done, firstErr
+}
+
+// CurrentNow returns the owner's live Now page, if there is one.
+func (s *Service) CurrentNow(ctx context.Context, scope Scope) (Memory, bool, error) {
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerSummary}, Category: CategoryNow,
+		Scope: scope, Limit: 1})
+	if err != nil || len(rows) == 0 {
+		return Memory{}, false, err
+	}
+	return rows[0], true, nil
+}
+
+// rebuildNow writes one owner's Now page from their open intentions and
+// newest facts, retiring the previous page as replaced.
+func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
+	scope := Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID}
+	prev, ok, err := s.CurrentNow(ctx, scope)
+	if err != nil {
+		return false, fmt.Errorf("read Now page: %w", err)
+	}
+	if ok && prev.Owner == o && s.now().Sub(prev.CreatedAt) < s.cfg.Extraction.NowEvery {
+		return false, nil // too soon: stays dirty for a later pass
+	}
+	s.nowDirty.Delete(o)
+	var texts []string
+	intents, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerIntention}, Scope: scope, Limit: openIntentsMax})
+	if err != nil {
+		return false, fmt.Errorf("list intentions: %w", err)
+	}
+	for _, m := range intents {
+		texts = append(texts, "Open goal: "+m.Content+dueText(m.DueAt))
+	}
+	facts, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerFact}, Scope: scope, Limit: nowFactsMax})
+	if err != nil {
+		return false, fmt.Errorf("list facts: %w", err)
+	}
+	for _, m := range facts {
+		texts = append(texts, m.EventAt.Format("2006-01-02")+": "+m.Content)
+	}
+	if len(texts) == 0 {
+		return false, nil
+	}
+	text, err := s.extractor.Summarize(ctx, SummaryRequest{Kind: SummaryNow,
+		Today: s.now().In(s.cfg.Extraction.Location), Owner: o, Texts: texts})
+	if err != nil {
+		s.nowDirty.Store(o, true)
+		return false, fmt.Errorf("build Now page: %w", err)
+	}
+	if text == "" {
+		return false, nil
+	}
+	now := s.now().UTC()
+	m := Memory{ID: NewID(now), Layer: LayerSummary, Content: text, Owner: o, Category: CategoryNow,
+		Strength: DefaultStrength, Source: sourceExtract, EventAt: now, CreatedAt: now, UpdatedAt: now,
+		Extraction: ExtractSkipped}
+	var c Changes
+	if ok && prev.Owner == o {
+		c.Retire = []RowRetirement{{ID: prev.ID, Retirement: Retirement{How: RetiredReplaced, By: m.ID, At: now}}}
+	}
+	return true, s.insertGenerated(ctx, c, m)
+}
+
+func dueText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " (due " + t.Format("2006-01-02") + ")"
+}
+
+// insertGenerated embeds and commits a generated row with c.
+func (s *Service) insertGenerated(ctx context.Context, c Changes, m Memory) error {
+	v, err := s.embedOne(ctx, m.Content, PurposeDocument)
+	if err != nil {
+		return err
+	}
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
+	if v, err = s.currentVector(ctx, v, m.Content); err != nil {
+		return err
+	}
+	c.Insert = append(c.Insert, NewRow{Memory: m, Vector: v})
+	if err := s.xstore.Apply(ctx, c); err != nil {
+		return fmt.Errorf("store %s row: %w", m.Category, err)
+	}
+	s.applyToIndex(c)
+	return nil
+}

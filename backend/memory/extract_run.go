@@ -1,0 +1,264 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Extraction limits.
+const (
+	// MaxExtractTries is how many unreadable replies a raw row may get
+	// before it is marked failed and left alone.
+	MaxExtractTries = 3
+	relatedFactsMax = 5
+	openIntentsMax  = 10
+	entityScanMax   = 500
+)
+
+// ErrNotReady says extraction cannot run now: no extractor, no endpoint or
+// no key. The row stays queued. It wraps ErrProvider.
+var ErrNotReady = fmt.Errorf("%w: extraction is not configured or has no key", ErrProvider)
+
+// ExtractOne extracts one queued raw row: it gathers what the model needs
+// (today's date, the owner's nearest live facts, open intentions, the
+// entity pages the text names), makes one call, and promotes the reply in
+// one transaction. It returns the row's status afterwards.
+//
+// A row that is not pending (done, failed, retired, not raw) is left as it
+// is. On a provider error the row stays pending with the error noted and
+// the error is returned (wrapping ErrProvider), so a caller draining a
+// queue can stop. An unreadable reply counts a try; after MaxExtractTries
+// the row is marked failed. Two callers asking for the same row at once
+// do the work once; the second gets StatusPending at once.
+func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, error) {
+	if _, busy := s.extracting.LoadOrStore(id, true); busy {
+		return StatusPending, nil
+	}
+	defer s.extracting.Delete(id)
+
+	raw, err := s.store.Get(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("read row %s for extraction: %w", id, err)
+	}
+	if raw.Layer != LayerRaw || !raw.Live() || raw.Extraction != ExtractPending {
+		return statusOf(raw), nil
+	}
+	if s.extractor == nil || s.llmState() != LLMOK {
+		return StatusPending, ErrNotReady
+	}
+	req, err := s.extractRequest(ctx, raw)
+	if err != nil {
+		return "", err
+	}
+	plan, err := s.extractor.Extract(ctx, req)
+	if err != nil {
+		return s.extractFailed(ctx, raw, err)
+	}
+	plan = checkPlan(plan, req)
+	created, err := s.promote(ctx, raw, plan)
+	if err != nil {
+		return "", err
+	}
+	if s.cfg.Extraction.Reconcile && len(created) > 0 {
+		// A failed second call leaves the facts as promoted; the
+		// extraction itself is done.
+		_ = s.reconcile(ctx, raw, created)
+	}
+	s.events.Publish(Event{Type: "extract.done", At: s.now().UTC(), Data: map[string]any{
+		"id": raw.ID, "created": len(created), "user_id": raw.Owner.UserID,
+	}})
+	return StatusDone, nil
+}
+
+// extractNow runs the extraction of a write the caller waits for (sync
+// mode) and turns its outcome into the write's status. The write itself
+// is already durable; nothing here can lose it.
+func (s *Service) extractNow(ctx context.Context, id string) ExtractionStatus {
+	st, err := s.ExtractOne(ctx, id)
+	if err != nil {
+		// Provider errors and store trouble alike leave the row queued.
+		return StatusPending
+	}
+	return st
+}
+
+// extractFailed records a failed call. Provider errors (and a cancelled
+// call) leave the row pending for the next run; anything else counts a
+// try.
+func (s *Service) extractFailed(ctx context.Context, raw Memory, cause error) (ExtractionStatus, error) {
+	msg := clip(cause.Error(), 500)
+	if errors.Is(cause, ErrProvider) || ctx.Err() != nil {
+		// Record the reason with a fresh context: the caller's may be done.
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := s.xstore.SetExtraction(wctx, raw.ID, ExtractPending, raw.ExtractTries, msg); err != nil {
+			return "", fmt.Errorf("note extraction error on %s: %w", raw.ID, err)
+		}
+		if ctx.Err() != nil {
+			return StatusPending, fmt.Errorf("%w: %v", ErrProvider, ctx.Err())
+		}
+		return StatusPending, cause
+	}
+	tries := raw.ExtractTries + 1
+	state, status := ExtractPending, StatusPending
+	if tries >= MaxExtractTries {
+		state, status = ExtractFailed, StatusFailed
+	}
+	if err := s.xstore.SetExtraction(ctx, raw.ID, state, tries, msg); err != nil {
+		return "", fmt.Errorf("note extraction error on %s: %w", raw.ID, err)
+	}
+	if state == ExtractFailed {
+		s.events.Publish(Event{Type: "extract.failed", At: s.now().UTC(), Data: map[string]any{
+			"id": raw.ID, "error": msg,
+		}})
+	}
+	return status, nil
+}
+
+// statusOf is the extraction status a raw row reports.
+func statusOf(m Memory) ExtractionStatus {
+	switch m.Extraction {
+	case ExtractDone:
+		return StatusDone
+	case ExtractFailed:
+		return StatusFailed
+	case ExtractPending:
+		return StatusPending
+	default:
+		return StatusSkipped
+	}
+}
+
+// ownerScope is the scope extraction works in: the write's user and the
+// user's aliases, any agent (facts about a person are shared by their
+// agents).
+func (s *Service) ownerScope(o Owner) Scope {
+	return Scope{UserIDs: s.cfg.Aliases.Expand(o.UserID)}
+}
+
+// extractRequest gathers what one extraction call is shown.
+func (s *Service) extractRequest(ctx context.Context, raw Memory) (ExtractRequest, error) {
+	scope := s.ownerScope(raw.Owner)
+	req := ExtractRequest{Text: raw.Content, Today: s.now().In(s.cfg.Extraction.Location), Owner: raw.Owner}
+	related, err := s.similarLive(ctx, raw.ID, raw.Content, []Layer{LayerFact}, scope, relatedFactsMax)
+	if err != nil {
+		return ExtractRequest{}, err
+	}
+	for _, m := range related {
+		if m.Category == CategoryExperience {
+			continue
+		}
+		req.RelatedFacts = append(req.RelatedFacts, RelatedFact{ID: m.ID, Text: m.Content, EventAt: m.EventAt})
+	}
+	intents, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerIntention}, Scope: scope, Limit: openIntentsMax})
+	if err != nil {
+		return ExtractRequest{}, fmt.Errorf("list open intentions: %w", err)
+	}
+	for _, m := range intents {
+		req.OpenIntentions = append(req.OpenIntentions, RelatedIntention{ID: m.ID, Goal: m.Content, DueAt: m.DueAt})
+	}
+	pages, err := s.entityPages(ctx, scope)
+	if err != nil {
+		return ExtractRequest{}, err
+	}
+	lower := strings.ToLower(raw.Content)
+	for _, p := range pages {
+		if p.Name != "" && containsWord(lower, strings.ToLower(p.Name)) {
+			req.Entities = append(req.Entities, p)
+		}
+	}
+	return req, nil
+}
+
+// similarLive returns live rows of layers in scope whose vector is at least
+// RelatedMin similar to the vector of row id (or of text, when the row has
+// no vector of the embedder in use), best first, at most k.
+func (s *Service) similarLive(ctx context.Context, id, text string, layers []Layer, scope Scope, k int) ([]Memory, error) {
+	hits, err := s.similarHits(ctx, id, text, layers, scope, k)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(hits))
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	rows, err := s.store.GetMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read similar rows: %w", err)
+	}
+	out := make([]Memory, 0, len(ids))
+	for _, h := range hits {
+		if m, ok := rows[h.ID]; ok && m.Live() {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// similarHits is similarLive's vector search.
+func (s *Service) similarHits(ctx context.Context, id, text string, layers []Layer, scope Scope, k int) ([]VectorHit, error) {
+	cur := s.acquire()
+	defer cur.done()
+	q, ok := cur.index.Vector(id)
+	if !ok {
+		v, err := embedWith(ctx, cur.embedder, text, PurposeDocument)
+		if err != nil {
+			return nil, err
+		}
+		q = v.Values
+	}
+	hits, err := cur.index.Search(ctx, q, k+1, VectorFilter{Layers: layers, Scope: scope})
+	if err != nil {
+		return nil, fmt.Errorf("search similar rows: %w", err)
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		if h.ID != id && h.Score >= s.cfg.Extraction.RelatedMin && len(out) < k {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// containsWord reports whether name occurs in text (both lower-case) at
+// word boundaries.
+func containsWord(text, name string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(name)
+		before := start == 0 || notWordRune(lastRune(text[:start]))
+		after := end == len(text) || notWordRune(firstRune(text[end:]))
+		if before && after {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// clip shortens s to at most n bytes at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

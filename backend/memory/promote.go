@@ -1,0 +1,349 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Metadata keys extraction writes.
+const (
+	MetaCount     = "count"     // how many times a fact was stated or an event happened
+	MetaMirrorOf  = "mirror_of" // the L3 fact an L1 profile row mirrors
+	MetaEntity    = "entity"    // an entity page's JSON (name, kind, state, summary, history)
+	MetaEntityID  = "entity_key"
+	sourceExtract = "extraction"
+	maxEntityHist = 50
+)
+
+// checkPlan drops what the Service did not offer or cannot use: ids of
+// facts and intentions that were not shown to the model (a model that
+// invents ids must not retire anything), empty texts and unknown labels.
+func checkPlan(p ExtractPlan, req ExtractRequest) ExtractPlan {
+	offeredFacts := map[string]bool{}
+	for _, f := range req.RelatedFacts {
+		offeredFacts[f.ID] = true
+	}
+	offeredIntents := map[string]bool{}
+	for _, in := range req.OpenIntentions {
+		offeredIntents[in.ID] = true
+	}
+	var out ExtractPlan
+	for _, f := range p.Facts {
+		f.Text = strings.TrimSpace(f.Text)
+		if f.Text == "" {
+			continue
+		}
+		if !knownLabel(f.Label) {
+			f.Label = LabelProjectState
+		}
+		f.Replaces = slices.DeleteFunc(slices.Clone(f.Replaces), func(id string) bool { return !offeredFacts[id] })
+		if !offeredFacts[f.Updates] {
+			f.Updates = ""
+		}
+		out.Facts = append(out.Facts, f)
+	}
+	for _, in := range p.Intentions {
+		if in.Goal = strings.TrimSpace(in.Goal); in.Goal != "" {
+			out.Intentions = append(out.Intentions, in)
+		}
+	}
+	for _, id := range p.IntentionsDone {
+		if offeredIntents[id] && !slices.Contains(out.IntentionsDone, id) {
+			out.IntentionsDone = append(out.IntentionsDone, id)
+		}
+	}
+	for _, e := range p.Entities {
+		if !entityKinds[e.Kind] {
+			e.Kind = "other"
+		}
+		if e.Name = strings.TrimSpace(e.Name); e.Name != "" {
+			out.Entities = append(out.Entities, e)
+		}
+	}
+	for _, x := range p.Experiences {
+		x.Task, x.Lesson = strings.TrimSpace(x.Task), strings.TrimSpace(x.Lesson)
+		if x.Lesson != "" {
+			out.Experiences = append(out.Experiences, x)
+		}
+	}
+	return out
+}
+
+// entityKinds are the kinds of the reply contract.
+var entityKinds = map[string]bool{"person": true, "project": true, "tool": true, "place": true,
+	"organization": true, "concept": true, "other": true}
+
+func knownLabel(l string) bool {
+	switch l {
+	case LabelUserPreferences, LabelProjectState, LabelTechnicalLesson, LabelDecision, LabelNegativeKnowledge:
+		return true
+	}
+	return false
+}
+
+// promotion collects the rows and changes one extraction makes.
+type promotion struct {
+	s       *Service
+	raw     Memory
+	now     time.Time
+	scope   Scope
+	rows    []Memory // new rows, in order; vectors are made in one batch
+	vectors []Vector
+	changes Changes
+	retired map[string]bool
+}
+
+func (p *promotion) newRow(layer Layer, text, category string, eventAt time.Time) *Memory {
+	p.rows = append(p.rows, Memory{
+		ID: NewID(p.now), Layer: layer, Content: text, Owner: p.raw.Owner, SessionID: p.raw.SessionID,
+		Category: category, Strength: DefaultStrength, Source: sourceExtract, SourceIDs: []string{p.raw.ID},
+		EventAt: eventAt, CreatedAt: p.now, UpdatedAt: p.now, Extraction: ExtractSkipped,
+	})
+	return &p.rows[len(p.rows)-1]
+}
+
+func (p *promotion) retire(id string, how RetireHow, by, reason string) {
+	if p.retired[id] {
+		return
+	}
+	p.retired[id] = true
+	p.changes.Retire = append(p.changes.Retire, RowRetirement{ID: id,
+		Retirement: Retirement{How: how, By: by, Reason: reason, At: p.now}})
+}
+
+// promote turns a checked plan into rows and commits them, with the raw
+// row marked extracted, in one transaction. It returns the new L3 facts.
+func (s *Service) promote(ctx context.Context, raw Memory, plan ExtractPlan) ([]Memory, error) {
+	p := &promotion{s: s, raw: raw, now: s.now().UTC(), scope: s.ownerScope(raw.Owner), retired: map[string]bool{}}
+	p.changes.Extracted = raw.ID
+	if err := p.facts(ctx, plan.Facts); err != nil {
+		return nil, err
+	}
+	for _, x := range plan.Experiences {
+		text := x.Lesson
+		if x.Task != "" {
+			text = "Task: " + x.Task + "\nLesson: " + x.Lesson
+		}
+		p.newRow(LayerFact, text, CategoryExperience, raw.EventAt)
+	}
+	for _, id := range plan.IntentionsDone {
+		p.retire(id, RetiredDone, "", "the model judged it done")
+	}
+	if err := p.intentions(ctx, plan.Intentions); err != nil {
+		return nil, err
+	}
+	if err := p.entities(ctx, plan.Entities); err != nil {
+		return nil, err
+	}
+	if err := p.embed(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.dedupe(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.commit(ctx, p); err != nil {
+		return nil, err
+	}
+	var facts []Memory
+	for _, m := range p.rows {
+		if m.Layer == LayerFact && m.Category != CategoryExperience && !p.retired[m.ID] {
+			facts = append(facts, m)
+		}
+	}
+	s.markNowDirty(raw.Owner)
+	return facts, nil
+}
+
+// facts adds L3 facts, their L1 mirrors and the retirements they imply.
+func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
+	for _, f := range facts {
+		at := f.EventAt
+		if at.IsZero() {
+			at = p.raw.EventAt
+		}
+		m := p.newRow(LayerFact, f.Text, f.Label, at)
+		id := m.ID
+		if f.Updates != "" {
+			old, err := p.s.store.Get(ctx, f.Updates)
+			if err != nil {
+				return fmt.Errorf("read updated fact %s: %w", f.Updates, err)
+			}
+			m.Metadata = map[string]string{MetaCount: strconv.Itoa(countOf(old) + 1)}
+			if err := p.retireFact(ctx, old, RetiredUpdated, id); err != nil {
+				return err
+			}
+		}
+		for _, old := range f.Replaces {
+			o, err := p.s.store.Get(ctx, old)
+			if err != nil {
+				return fmt.Errorf("read replaced fact %s: %w", old, err)
+			}
+			if err := p.retireFact(ctx, o, RetiredReplaced, id); err != nil {
+				return err
+			}
+		}
+		if f.Label == LabelUserPreferences {
+			mirror := p.newRow(LayerProfile, f.Text, "preference", at)
+			mirror.Metadata = map[string]string{MetaMirrorOf: id}
+		}
+	}
+	return nil
+}
+
+// retireFact retires a fact and its L1 mirrors in favour of row by.
+func (p *promotion) retireFact(ctx context.Context, old Memory, how RetireHow, by string) error {
+	p.retire(old.ID, how, by, "")
+	mirrors, err := p.s.store.FindByContent(ctx, p.scope, NormalizeText(old.Content), false)
+	if err != nil {
+		return fmt.Errorf("find mirrors of %s: %w", old.ID, err)
+	}
+	for _, m := range mirrors {
+		if m.Layer == LayerProfile && m.Metadata[MetaMirrorOf] == old.ID {
+			p.retire(m.ID, how, by, "")
+		}
+	}
+	return nil
+}
+
+// countOf is how many times a fact has been stated (1 without a count).
+func countOf(m Memory) int {
+	if n, err := strconv.Atoi(m.Metadata[MetaCount]); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
+// embed makes the new rows' vectors in one batch.
+func (p *promotion) embed(ctx context.Context) error {
+	if len(p.rows) == 0 {
+		return nil
+	}
+	texts := make([]string, len(p.rows))
+	for i, m := range p.rows {
+		texts[i] = m.Content
+	}
+	cur := p.s.acquire()
+	defer cur.done()
+	info := cur.embedder.Info()
+	vecs, err := cur.embedder.Embed(ctx, texts, PurposeDocument)
+	if err != nil {
+		return fmt.Errorf("embed extracted rows: %w", err)
+	}
+	if len(vecs) != len(texts) {
+		return fmt.Errorf("embed extracted rows: %s returned %d vectors for %d texts", info.ID, len(vecs), len(texts))
+	}
+	p.vectors = make([]Vector, len(vecs))
+	for i, v := range vecs {
+		if len(v) != info.Dims || !usable(v) {
+			return fmt.Errorf("embed extracted rows: %s returned a malformed vector", info.ID)
+		}
+		p.vectors[i] = Vector{Embedder: info.ID, Values: v}
+	}
+	return nil
+}
+
+var digitRuns = regexp.MustCompile(`[0-9]+`)
+
+// sameDigits reports whether two texts hold the same set of digit runs, so
+// "PR #101722" never folds into "PR #96783" however similar the words.
+func sameDigits(a, b string) bool {
+	set := func(s string) []string {
+		d := digitRuns.FindAllString(s, -1)
+		slices.Sort(d)
+		return slices.Compact(d)
+	}
+	return slices.Equal(set(a), set(b))
+}
+
+// dedupe retires, for each new fact, the owner's nearest live fact when it
+// says the same (cosine at least DedupeScore and the same digit runs): the
+// newest wording wins and the old one is retired as restated, with its
+// mirrors.
+func (p *promotion) dedupe(ctx context.Context) error {
+	floor := p.s.cfg.Extraction.DedupeScore
+	if floor <= 0 {
+		return nil
+	}
+	cur := p.s.acquire()
+	defer cur.done()
+	for i, m := range p.rows {
+		if m.Layer != LayerFact || m.Category == CategoryExperience || p.vectors[i].Embedder != cur.embedder.Info().ID {
+			continue
+		}
+		hits, err := cur.index.Search(ctx, p.vectors[i].Values, 3, VectorFilter{Layers: []Layer{LayerFact}, Scope: p.scope})
+		if err != nil {
+			return fmt.Errorf("search near-duplicate facts: %w", err)
+		}
+		for _, h := range hits {
+			if h.Score < floor || p.retired[h.ID] {
+				continue
+			}
+			old, err := p.s.store.Get(ctx, h.ID)
+			if err != nil || !old.Live() || old.Category == CategoryExperience || !sameDigits(old.Content, m.Content) {
+				continue
+			}
+			if err := p.retireFact(ctx, old, RetiredRestated, m.ID); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// commit applies the promotion in one transaction and brings the index in
+// line with it. It holds the index lock, so the embedder cannot change
+// between the vectors' check and the index update.
+func (s *Service) commit(ctx context.Context, p *promotion) error {
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
+	for i, m := range p.rows {
+		v, err := s.currentVector(ctx, p.vectors[i], m.Content)
+		if err != nil {
+			return err
+		}
+		p.vectors[i] = v
+		p.changes.Insert = append(p.changes.Insert, NewRow{Memory: m, Vector: v})
+	}
+	for i, u := range p.changes.Update {
+		if u.Update.Vector != nil {
+			v, err := s.currentVector(ctx, *u.Update.Vector, *u.Update.Content)
+			if err != nil {
+				return err
+			}
+			p.changes.Update[i].Update.Vector = &v
+		}
+	}
+	if err := s.xstore.Apply(ctx, p.changes); err != nil {
+		return fmt.Errorf("commit extraction of %s: %w", p.raw.ID, err)
+	}
+	s.applyToIndex(p.changes)
+	return nil
+}
+
+// applyToIndex mirrors committed Changes in the vector index.
+func (s *Service) applyToIndex(c Changes) {
+	for _, r := range c.Insert {
+		s.indexRow(r.Memory, r.Vector)
+		s.publish("memory.added", r.Memory)
+	}
+	for _, u := range c.Update {
+		if u.Update.Vector != nil {
+			if m, err := s.store.Get(context.Background(), u.ID); err == nil && m.Live() {
+				s.indexRow(m, *u.Update.Vector)
+			}
+		}
+	}
+	ids := make([]string, 0, len(c.Retire))
+	for _, r := range c.Retire {
+		ids = append(ids, r.ID)
+	}
+	if len(ids) > 0 {
+		s.current().index.Remove(ids...)
+	}
+}

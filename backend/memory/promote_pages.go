@@ -1,0 +1,210 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// intentions adds L7 goals with their due dates. A goal that restates an
+// open intention (the same words, or a vector at least DedupeScore
+// similar) is not written again: a turn that continues an open goal must
+// not pile up copies of it.
+func (p *promotion) intentions(ctx context.Context, intents []PlannedIntention) error {
+	if len(intents) == 0 {
+		return nil
+	}
+	open, _, err := p.s.store.List(ctx, ListFilter{Layers: []Layer{LayerIntention}, Scope: p.scope, Limit: 200})
+	if err != nil {
+		return fmt.Errorf("list open intentions: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, m := range open {
+		if !p.retired[m.ID] {
+			seen[NormalizeText(m.Content)] = true
+		}
+	}
+	for _, in := range intents {
+		key := NormalizeText(in.Goal)
+		if seen[key] {
+			continue
+		}
+		dup, err := p.s.nearOpenIntention(ctx, in.Goal, p)
+		if err != nil {
+			return err
+		}
+		if dup {
+			continue
+		}
+		seen[key] = true
+		m := p.newRow(LayerIntention, in.Goal, "", p.raw.EventAt)
+		m.DueAt = in.DueAt
+	}
+	return nil
+}
+
+// nearOpenIntention reports whether goal is a near copy of an open
+// intention that this promotion does not retire.
+func (s *Service) nearOpenIntention(ctx context.Context, goal string, p *promotion) (bool, error) {
+	floor := s.cfg.Extraction.DedupeScore
+	if floor <= 0 {
+		return false, nil
+	}
+	hits, err := s.similarHits(ctx, "", goal, []Layer{LayerIntention}, p.scope, 3)
+	if err != nil {
+		return false, err
+	}
+	for _, h := range hits {
+		if h.Score >= floor && !p.retired[h.ID] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// entityKey is the identity of an entity page within an owner's scope.
+func entityKey(name string) string { return NormalizeText(name) }
+
+// entityPages reads the live entity pages in scope.
+func (s *Service) entityPages(ctx context.Context, scope Scope) ([]EntityPage, error) {
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerEntity}, Scope: scope, Limit: entityScanMax})
+	if err != nil {
+		return nil, fmt.Errorf("list entity pages: %w", err)
+	}
+	out := make([]EntityPage, 0, len(rows))
+	for _, m := range rows {
+		out = append(out, pageOf(m))
+	}
+	return out, nil
+}
+
+// pageOf reads an entity page row; a row edited by hand without the JSON
+// still has its name and text.
+func pageOf(m Memory) EntityPage {
+	var e EntityPage
+	if err := json.Unmarshal([]byte(m.Metadata[MetaEntity]), &e); err != nil || e.Name == "" {
+		e = EntityPage{Name: m.Metadata[MetaEntityID], Summary: m.Content}
+	}
+	e.ID = m.ID
+	return e
+}
+
+// entities writes one page per thing per owner: a new page, or the
+// existing one with changed state values moved into its dated history.
+func (p *promotion) entities(ctx context.Context, planned []EntityPage) error {
+	if len(planned) == 0 {
+		return nil
+	}
+	pages, err := p.s.entityPages(ctx, p.scope)
+	if err != nil {
+		return err
+	}
+	byKey := map[string]EntityPage{}
+	for _, e := range pages {
+		byKey[entityKey(e.Name)] = e
+	}
+	for _, e := range planned {
+		key := entityKey(e.Name)
+		old, ok := byKey[key]
+		if !ok {
+			e.History = nil
+			m := p.newRow(LayerEntity, renderEntity(e), e.Kind, p.raw.EventAt)
+			m.Metadata = entityMeta(e, key)
+			e.ID = m.ID
+			byKey[key] = e
+			continue
+		}
+		merged, changed := mergeEntity(old, e, p.now)
+		if !changed {
+			continue
+		}
+		byKey[key] = merged
+		if err := p.updateEntity(ctx, merged, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// updateEntity re-embeds a changed page and queues its update. A page
+// created earlier in this same promotion is changed in place.
+func (p *promotion) updateEntity(ctx context.Context, e EntityPage, key string) error {
+	text := renderEntity(e)
+	for i := range p.rows {
+		if p.rows[i].ID == e.ID {
+			p.rows[i].Content, p.rows[i].Metadata = text, entityMeta(e, key)
+			return nil
+		}
+	}
+	v, err := p.s.embedOne(ctx, text, PurposeDocument)
+	if err != nil {
+		return err
+	}
+	kind := e.Kind
+	p.changes.Update = append(p.changes.Update, RowUpdate{ID: e.ID, Update: Update{
+		Content: &text, Category: &kind, Metadata: entityMeta(e, key), Vector: &v, At: p.now,
+	}})
+	return nil
+}
+
+// mergeEntity folds a proposed page into the stored one: new state values
+// win, and each value they change moves into the history with the time it
+// stopped being current. An empty summary keeps the old one.
+func mergeEntity(old, next EntityPage, now time.Time) (EntityPage, bool) {
+	out := old
+	out.State = maps.Clone(old.State)
+	if out.State == nil {
+		out.State = map[string]string{}
+	}
+	changed := false
+	for _, k := range slices.Sorted(maps.Keys(next.State)) {
+		v := strings.TrimSpace(next.State[k])
+		k = strings.TrimSpace(k)
+		if k == "" || v == "" || out.State[k] == v {
+			continue
+		}
+		if prev, ok := out.State[k]; ok {
+			out.History = append(out.History, EntityChange{At: now, Key: k, Value: prev})
+		}
+		out.State[k] = v
+		changed = true
+	}
+	if s := strings.TrimSpace(next.Summary); s != "" && s != out.Summary {
+		out.Summary, changed = s, true
+	}
+	if next.Kind != "" && out.Kind == "" {
+		out.Kind, changed = next.Kind, true
+	}
+	if n := len(out.History); n > maxEntityHist {
+		out.History = out.History[n-maxEntityHist:]
+	}
+	return out, changed
+}
+
+func entityMeta(e EntityPage, key string) map[string]string {
+	b, _ := json.Marshal(e) // a struct of strings, maps and times always marshals
+	return map[string]string{MetaEntity: string(b), MetaEntityID: key}
+}
+
+// renderEntity is the page's text: what recall matches and shows.
+func renderEntity(e EntityPage) string {
+	var b strings.Builder
+	b.WriteString(e.Name)
+	if e.Kind != "" {
+		fmt.Fprintf(&b, " (%s)", e.Kind)
+	}
+	if e.Summary != "" {
+		b.WriteString(": " + e.Summary)
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.State)) {
+		fmt.Fprintf(&b, "\n- %s: %s", k, e.State[k])
+	}
+	for _, h := range e.History {
+		fmt.Fprintf(&b, "\n- until %s, %s was %s", h.At.Format("2006-01-02"), h.Key, h.Value)
+	}
+	return b.String()
+}

@@ -1,0 +1,167 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// Apply commits every part of c in one transaction: inserts, updates,
+// retirements (a row already retired is left as it is), links, and the
+// raw row's extraction marked done.
+func (s *Store) Apply(ctx context.Context, c memory.Changes) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, r := range c.Insert {
+			if err := insertRow(ctx, tx, r); err != nil {
+				return err
+			}
+		}
+		for _, u := range c.Update {
+			if _, err := updateRow(ctx, tx, u.ID, u.Update); err != nil {
+				return err
+			}
+		}
+		for _, r := range c.Retire {
+			_, err := retireRow(ctx, tx, r.ID, r.Retirement)
+			if err != nil && memory.ErrorCode(err) != memory.ECONFLICT {
+				return err
+			}
+		}
+		for _, l := range c.Links {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO links (a, b, kind, at) VALUES (?, ?, ?, ?)`,
+				l.A, l.B, l.Kind, l.At.UnixMilli()); err != nil {
+				return fmt.Errorf("link %s-%s: %w", l.A, l.B, err)
+			}
+		}
+		if c.Extracted != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET extract_state = ?, extract_error = ''
+				WHERE id = ?`, string(memory.ExtractDone), c.Extracted); err != nil {
+				return fmt.Errorf("mark %s extracted: %w", c.Extracted, err)
+			}
+		}
+		return nil
+	})
+}
+
+// PendingExtraction lists ids of live raw rows waiting for extraction,
+// oldest first, created inside [from, to], with fewer than maxTries tries.
+// A zero from or to does not bound.
+func (s *Store) PendingExtraction(ctx context.Context, from, to time.Time, maxTries, limit int) ([]string, error) {
+	var w where
+	w.add("extract_state = ?", string(memory.ExtractPending))
+	w.add("retired_at IS NULL")
+	w.add("extract_tries < ?", maxTries)
+	if !from.IsZero() {
+		w.add("created_at >= ?", from.UnixMilli())
+	}
+	if !to.IsZero() {
+		w.add("created_at <= ?", to.UnixMilli())
+	}
+	var ids []string
+	err := s.query(ctx, `SELECT id FROM memories`+w.sql()+` ORDER BY created_at, seq LIMIT ?`,
+		append(w.args, limit), func(r *sql.Rows) error {
+			var id string
+			err := r.Scan(&id)
+			ids = append(ids, id)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list rows to extract: %w", err)
+	}
+	return ids, nil
+}
+
+// SetExtraction records where a raw row stands with extraction.
+func (s *Store) SetExtraction(ctx context.Context, id string, state memory.ExtractState, tries int, errText string) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE memories SET extract_state = ?, extract_tries = ?,
+			extract_error = ? WHERE id = ?`, string(state), tries, errText, id)
+		if err != nil {
+			return fmt.Errorf("record extraction of %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound(id)
+		}
+		return nil
+	})
+}
+
+// RequeueExtraction sets live raw rows pending again with their tries and
+// error cleared: the given ids whatever their state, or with ids nil every
+// row not extracted. It returns the given ids it requeued.
+func (s *Store) RequeueExtraction(ctx context.Context, ids []string) ([]string, error) {
+	var done []string
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		done = done[:0]
+		const set = `UPDATE memories SET extract_state = 'pending', extract_tries = 0, extract_error = ''
+			WHERE layer = 'l2_raw' AND retired_at IS NULL`
+		if ids == nil {
+			_, err := tx.ExecContext(ctx, set+` AND extract_state IN ('pending', 'failed', 'skipped')`)
+			return err
+		}
+		for _, id := range ids {
+			res, err := tx.ExecContext(ctx, set+` AND id = ?`, id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				done = append(done, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("requeue extraction: %w", err)
+	}
+	return done, nil
+}
+
+// Linked lists the ids linked to id, at either end of a link.
+func (s *Store) Linked(ctx context.Context, id string) ([]string, error) {
+	var ids []string
+	err := s.query(ctx, `SELECT b FROM links WHERE a = ? UNION SELECT a FROM links WHERE b = ?`,
+		[]any{id, id}, func(r *sql.Rows) error {
+			var x string
+			err := r.Scan(&x)
+			ids = append(ids, x)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("read links of %s: %w", id, err)
+	}
+	return ids, nil
+}
+
+// AddEgress records one call to an LLM endpoint.
+func (s *Store) AddEgress(ctx context.Context, c memory.EgressCall) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO egress (at, host, model, purpose, bytes_out, bytes_in,
+			status, outcome, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, c.At.UnixMilli(), c.Host,
+			c.Model, c.Purpose, c.BytesOut, c.BytesIn, c.Status, c.Outcome, c.Duration)
+		if err != nil {
+			return fmt.Errorf("record egress: %w", err)
+		}
+		return nil
+	})
+}
+
+// ListEgress lists the newest calls first.
+func (s *Store) ListEgress(ctx context.Context, limit int) ([]memory.EgressCall, error) {
+	var out []memory.EgressCall
+	err := s.query(ctx, `SELECT at, host, model, purpose, bytes_out, bytes_in, status, outcome, duration_ms
+		FROM egress ORDER BY seq DESC LIMIT ?`, []any{limit}, func(r *sql.Rows) error {
+		var c memory.EgressCall
+		var at int64
+		err := r.Scan(&at, &c.Host, &c.Model, &c.Purpose, &c.BytesOut, &c.BytesIn, &c.Status, &c.Outcome, &c.Duration)
+		c.At = time.UnixMilli(at).UTC()
+		out = append(out, c)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read egress: %w", err)
+	}
+	return out, nil
+}
