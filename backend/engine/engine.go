@@ -41,6 +41,9 @@ type Options struct {
 	// Keyring holds the extraction key; nil means the OS keyring. Tests
 	// pass their own so a developer's real key is never touched.
 	Keyring secrets.Keyring
+	// LLMHTTPClient carries the extraction calls; nil means a default
+	// client. Tests route a remote-looking endpoint to a local fake.
+	LLMHTTPClient *http.Client
 	// Now is the memory engine's clock; nil means time.Now (tests compress
 	// time with their own).
 	Now func() time.Time
@@ -128,7 +131,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	if kr == nil {
 		kr = secrets.OSKeyring()
 	}
-	e.x = e.newExtraction(ctx, kr)
+	e.x = e.newExtraction(ctx, kr, opts.LLMHTTPClient)
 	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
 		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state}
 	if cfg.Mode.UsesLLM() {

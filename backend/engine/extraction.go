@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -35,7 +36,7 @@ type extraction struct {
 
 // newExtraction builds the key source and, when an endpoint is configured,
 // the client. Lite mode builds neither client nor queue: it makes no call.
-func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring) *extraction {
+func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http.Client) *extraction {
 	cfg := e.Config.LLM
 	x := &extraction{cfg: cfg, kick: make(chan struct{}, 1)}
 	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{Keyring: kr, File: cfg.KeyFile, Env: cfg.Key,
@@ -49,10 +50,11 @@ func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring) *extract
 		return x
 	}
 	ccfg := llm.Config{
-		Primary:   llm.Endpoint{Base: cfg.Base, Model: cfg.Model, Key: x.key},
-		Timeout:   cfg.Timeout,
-		UserAgent: "HyAtlas/" + Version + " (+memory extraction)",
-		Ledger:    e.ledger,
+		Primary:    llm.Endpoint{Base: cfg.Base, Model: cfg.Model, Key: x.key},
+		Timeout:    cfg.Timeout,
+		UserAgent:  "HyAtlas/" + Version + " (+memory extraction)",
+		Ledger:     e.ledger,
+		HTTPClient: hc,
 	}
 	if cfg.FallbackModel != "" || cfg.FallbackBase != "" {
 		fb := &llm.Endpoint{Base: cfg.FallbackBase, Model: cfg.FallbackModel}

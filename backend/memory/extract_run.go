@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -33,12 +34,25 @@ var ErrNotReady = fmt.Errorf("%w: extraction is not configured or has no key", E
 // the error is returned (wrapping ErrProvider), so a caller draining a
 // queue can stop. An unreadable reply counts a try; after MaxExtractTries
 // the row is marked failed. Two callers asking for the same row at once
-// do the work once; the second gets StatusPending at once.
+// do the work once; the second waits for the first's outcome.
 func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, error) {
-	if _, busy := s.extracting.LoadOrStore(id, true); busy {
-		return StatusPending, nil
+	done := make(chan struct{})
+	if running, busy := s.extracting.LoadOrStore(id, done); busy {
+		select { // another caller is on it: wait for its outcome
+		case <-running.(chan struct{}):
+		case <-ctx.Done():
+			return StatusPending, nil
+		}
+		raw, err := s.store.Get(ctx, id)
+		if err != nil {
+			return "", fmt.Errorf("read row %s: %w", id, err)
+		}
+		return statusOf(raw), nil
 	}
-	defer s.extracting.Delete(id)
+	defer func() {
+		s.extracting.Delete(id)
+		close(done)
+	}()
 
 	raw, err := s.store.Get(ctx, id)
 	if err != nil {
@@ -50,6 +64,10 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 	if s.extractor == nil || s.llmState() != LLMOK {
 		return StatusPending, ErrNotReady
 	}
+	// One extraction at a time per person: each must see the facts the
+	// one before it promoted, or two could replace the same fact.
+	unlock := s.lockOwner(raw.Owner)
+	defer unlock()
 	req, err := s.extractRequest(ctx, raw)
 	if err != nil {
 		return "", err
@@ -131,6 +149,14 @@ func statusOf(m Memory) ExtractionStatus {
 	default:
 		return StatusSkipped
 	}
+}
+
+// lockOwner serialises extraction for a person (a user and their aliases).
+func (s *Service) lockOwner(o Owner) func() {
+	key := strings.Join(s.cfg.Aliases.Expand(o.UserID), "\x00")
+	mu, _ := s.ownerLocks.LoadOrStore(key, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	return mu.(*sync.Mutex).Unlock
 }
 
 // ownerScope is the scope extraction works in: the write's user and the

@@ -91,8 +91,10 @@ type Service struct {
 	llmState  func() LLMState
 	enqueue   func(id string)
 	// extracting holds the ids being extracted (each is done once);
-	// nowDirty the owners whose Now page is out of date.
-	extracting sync.Map
+	// ownerLocks serialise extraction per person; nowDirty holds the
+	// owners whose Now page is out of date.
+	extracting sync.Map // id -> chan closed when its extraction ends
+	ownerLocks sync.Map // person key -> *sync.Mutex
 	nowDirty   sync.Map
 
 	indexSync       sync.RWMutex
