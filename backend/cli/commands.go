@@ -50,7 +50,14 @@ func runStatus(ctx context.Context, e Env, args []string) error {
 		semantic = "not semantic"
 	}
 	fmt.Fprintf(tw, "embedder\t%s, %d dims, %s\n", st.Embedder.Name, st.Embedder.Dims, semantic)
-	fmt.Fprintf(tw, "llm\t%s\n", st.LLM)
+	llmLine := string(st.LLM)
+	if st.LLMModel != "" {
+		llmLine += fmt.Sprintf(" (%s at %s)", st.LLMModel, st.LLMBase)
+	}
+	if st.UsesLLM {
+		llmLine += fmt.Sprintf(", %d waiting for extraction", st.Unextracted)
+	}
+	fmt.Fprintf(tw, "llm\t%s\n", llmLine)
 	fmt.Fprintf(tw, "writes / searches\t%d / %d\n", st.Writes, st.Searches)
 	fmt.Fprintf(tw, "data\t%s\n", st.DataDir)
 	return tw.Flush()

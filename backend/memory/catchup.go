@@ -103,6 +103,9 @@ func (s *Service) Reprocess(ctx context.Context, in ReprocessInput) (int, error)
 	if !s.cfg.Mode.UsesLLM() || s.xstore == nil {
 		return 0, nil
 	}
+	if len(in.IDs) == 0 {
+		in.IDs = nil // no ids: every row not extracted
+	}
 	ids, err := s.xstore.RequeueExtraction(ctx, in.IDs)
 	if err != nil {
 		return 0, err

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+)
+
+// runEgress prints the ledger of LLM calls, newest first.
+func runEgress(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("egress", flag.ContinueOnError)
+	limit := fs.Int("limit", 50, "how many calls (at most 1000)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	calls, err := c.Egress(ctx, *limit)
+	if err != nil {
+		return explain(err)
+	}
+	if *asJSON {
+		return printJSON(e.Stdout, calls)
+	}
+	if len(calls) == 0 {
+		fmt.Fprintln(e.Stdout, "No LLM calls yet: nothing has left this machine.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tHOST\tMODEL\tPURPOSE\tSENT\tRECEIVED\tSTATUS\tOUTCOME\tMS")
+	for _, call := range calls {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", call.At.Local().Format(time.DateTime), call.Host,
+			call.Model, call.Purpose, call.BytesOut, call.BytesIn, call.Status, call.Outcome, call.Duration)
+	}
+	return tw.Flush()
+}
+
+// runReprocess queues rows for extraction again and returns at once.
+func runReprocess(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("reprocess", flag.ContinueOnError)
+	ids, err := parse(fs, args, 0, -1)
+	if err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	n, err := c.Reprocess(ctx, ids)
+	if err != nil {
+		return explain(err)
+	}
+	fmt.Fprintf(e.Stdout, "queued %d memories for extraction; `hyatlas status` shows how many are left\n", n)
+	return nil
+}

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"hyatlas/backend/api"
+	"hyatlas/backend/api/client"
+	"hyatlas/backend/secrets"
+)
+
+// runKey manages the extraction key: through the running instance when
+// there is one (it starts extracting at once), else directly in the OS
+// keyring (the next start uses it). The key is read from stdin, without
+// echo on a terminal; it is never printed.
+func runKey(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("key", flag.ContinueOnError)
+	memoryOnly := fs.Bool("memory-only", false, "set: keep the key in the running instance's memory only (no keyring)")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	verb := pos[0]
+	if verb != "set" && verb != "delete" && verb != "status" {
+		return usageError{"key: say set, delete or status"}
+	}
+	if *memoryOnly && verb != "set" {
+		return usageError{"key: --memory-only goes with set"}
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	online := !errors.Is(c.Health(ctx), client.ErrUnreachable)
+	var st api.KeyStatus
+	switch verb {
+	case "set":
+		key, err := readKey(e)
+		if err != nil {
+			return err
+		}
+		switch {
+		case *memoryOnly && !online:
+			return errors.New("--memory-only hands the key to a running instance, and none runs: start it with `hyatlas` first")
+		case *memoryOnly:
+			st, err = c.HandKey(ctx, key)
+		case online:
+			st, err = c.SaveKey(ctx, key)
+		default:
+			err = offlineKeys().Save(key)
+			st = api.KeyStatus{IsSet: err == nil, Origin: string(secrets.OriginKeyring), KeyringAvailable: err == nil}
+		}
+		if err != nil {
+			return keyAdvice(err)
+		}
+	case "delete":
+		if online {
+			st, err = c.DeleteKey(ctx)
+		} else {
+			err = offlineKeys().Delete()
+		}
+		if err != nil {
+			return err
+		}
+		if !online {
+			st, err = offlineStatus(ctx)
+		}
+	default:
+		if online {
+			st, err = c.KeyStatus(ctx)
+		} else {
+			st, err = offlineStatus(ctx)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	printKeyStatus(e.Stdout, st, online)
+	return nil
+}
+
+// readKey reads one key from stdin: from a terminal without echo, else the
+// first line of what is piped in.
+func readKey(e Env) (string, error) {
+	if f, ok := e.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(e.Stderr, "Extraction key (not shown): ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(e.Stderr)
+		if err != nil {
+			return "", fmt.Errorf("read the key: %w", err)
+		}
+		return checkKeyInput(string(b))
+	}
+	line, err := bufio.NewReader(io.LimitReader(e.Stdin, secrets.MaxKeyBytes+2)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read the key from stdin: %w", err)
+	}
+	return checkKeyInput(strings.TrimRight(line, "\r\n"))
+}
+
+func checkKeyInput(key string) (string, error) {
+	if strings.TrimSpace(key) == "" {
+		return "", usageError{"key set: give the key on stdin (e.g. `hyatlas key set < keyfile`)"}
+	}
+	return key, nil
+}
+
+// keyAdvice adds what to do when no keyring can hold the key.
+func keyAdvice(err error) error {
+	if strings.Contains(err.Error(), "keyring") {
+		return fmt.Errorf("%s\nTo use the key for this run only: hyatlas key set --memory-only", humanError(err))
+	}
+	return err
+}
+
+// offlineKeys is the key source without a running instance: the OS keyring only.
+func offlineKeys() *secrets.KeySource {
+	return secrets.NewKeySource(secrets.KeySourceConfig{Keyring: secrets.OSKeyring()})
+}
+
+func offlineStatus(ctx context.Context) (api.KeyStatus, error) {
+	isSet, origin, ok, err := offlineKeys().Status(ctx)
+	return api.KeyStatus{IsSet: isSet, Origin: string(origin), KeyringAvailable: ok}, err
+}
+
+func printKeyStatus(w io.Writer, st api.KeyStatus, online bool) {
+	where := map[string]string{"handed": "handed to the running instance (memory only)", "keyring": "the OS keyring",
+		"file": "HYATLAS_LLM_KEY_FILE", "env": "HYATLAS_LLM_KEY"}[st.Origin]
+	switch {
+	case st.IsSet:
+		fmt.Fprintf(w, "key: set, from %s\n", where)
+	default:
+		fmt.Fprintln(w, "key: not set")
+	}
+	if !st.KeyringAvailable {
+		fmt.Fprintln(w, "OS keyring: not available here (use --memory-only or HYATLAS_LLM_KEY_FILE)")
+	}
+	if !online {
+		fmt.Fprintln(w, "(no instance is running; the keyring alone was checked)")
+	}
+}
