@@ -11,9 +11,9 @@ GOFILES  = $(shell find . -name '*.go' -not -path './frontend/node_modules/*' -n
 # The ONNX Runtime library build/scripts/assets.sh keeps for this platform;
 # tests load it through HYATLAS_ORT_LIB, builds put it next to the binary.
 ORT_LIB  = $(firstword $(wildcard $(CURDIR)/build/cache/ort/lib/*onnxruntime*))
-test e2e: export HYATLAS_ORT_LIB = $(ORT_LIB)
+test e2e keyring: export HYATLAS_ORT_LIB = $(ORT_LIB)
 
-.PHONY: run test build build-embedded binary deps frontend check-go e2e bench clean
+.PHONY: run test build build-embedded binary deps frontend check-go e2e keyring bench clean
 
 ## run: build and start HyAtlas (the window, or headless without a display)
 run: build
@@ -42,14 +42,23 @@ test: deps frontend
 	cd frontend && npm run --silent check && npm test --silent
 	$(MAKE) --no-print-directory check-go
 	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory keyring
 	$(MAKE) --no-print-directory binary
 	$(MAKE) --no-print-directory e2e
+
+## keyring: the key path against a real gnome-keyring on a private session bus
+keyring:
+	@dir=$$(mktemp -d); XDG_DATA_HOME=$$dir dbus-run-session -- sh -c \
+		'eval "$$(printf %s test-password | gnome-keyring-daemon --unlock --components=secrets)"; \
+		$(GO) test -tags keyring -count=1 ./backend/secrets/ ./backend/engine/ -run "Keyring|Real"' 2>&1 \
+		| grep -v -e '^dbus-daemon' -e 'Failed to set fd limit'; s=$${PIPESTATUS[0]}; rm -rf $$dir; exit $$s
 
 check-go:
 	@unformatted=$$(gofmt -l $(GOFILES)); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./app/
+	$(GO) vet -tags keyring ./backend/secrets/ ./backend/engine/
 
 ## e2e: the built binary's window under Xvfb and its dashboard in Chromium
 e2e:

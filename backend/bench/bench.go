@@ -63,6 +63,13 @@ func Run(ctx context.Context, o Options) error {
 	}
 	rows = append(rows, r...)
 
+	say("extraction: blocking writes against a model that answers at once ...")
+	r, err = benchExtraction(ctx, tmp, extractWrites)
+	if err != nil {
+		return fmt.Errorf("extraction: %w", err)
+	}
+	rows = append(rows, r...)
+
 	for _, n := range []int{small, large} {
 		say("search: seeding %d memories ...", n)
 		dir, err := seed(ctx, tmp, n)

@@ -90,7 +90,7 @@ type llmRig struct {
 	eng   *Engine
 	c     *client.Client
 	fake  *fakeLLM
-	kr    *memKeyring
+	kr    secrets.Keyring
 	clock *testClock
 	logs  *syncBuffer
 	cfg   config.Config
@@ -100,6 +100,12 @@ type llmRig struct {
 var today = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 func newLLMRig(t *testing.T, mutate func(*config.Config)) *llmRig {
+	t.Helper()
+	return newLLMRigWith(t, &memKeyring{}, mutate)
+}
+
+// newLLMRigWith is newLLMRig over the given keyring.
+func newLLMRigWith(t *testing.T, kr secrets.Keyring, mutate func(*config.Config)) *llmRig {
 	t.Helper()
 	fake := newFakeLLM(t)
 	cfg := testConfig(t)
@@ -111,10 +117,10 @@ func newLLMRig(t *testing.T, mutate func(*config.Config)) *llmRig {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	return openLLMRig(t, cfg, fake, &memKeyring{}, &testClock{now: today})
+	return openLLMRig(t, cfg, fake, kr, &testClock{now: today})
 }
 
-func openLLMRig(t *testing.T, cfg config.Config, fake *fakeLLM, kr *memKeyring, clock *testClock) *llmRig {
+func openLLMRig(t *testing.T, cfg config.Config, fake *fakeLLM, kr secrets.Keyring, clock *testClock) *llmRig {
 	t.Helper()
 	logs := &syncBuffer{}
 	eng, err := Open(context.Background(), cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, nil)),

@@ -244,7 +244,7 @@ type ExtractionStore interface {
 type Changes struct {
 	Insert []NewRow
 	Update []RowUpdate
-	Retire []RowRetirement // rows already retired are left as they are
+	Retire []RowRetirement // rows already retired, or gone, are left as they are
 	Links  []Link
 	// Extracted, when set, marks that raw row's extraction done.
 	Extracted string

@@ -14,6 +14,7 @@ import (
 const (
 	MetaCount     = "count"     // how many times a fact was stated or an event happened
 	MetaMirrorOf  = "mirror_of" // the L3 fact an L1 profile row mirrors
+	MetaMirror    = "mirror"    // the L1 profile row that mirrors an L3 fact
 	MetaEntity    = "entity"    // an entity page's JSON (name, kind, state, summary, history)
 	MetaEntityID  = "entity_key"
 	sourceExtract = "extraction"
@@ -190,22 +191,21 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 		if f.Label == LabelUserPreferences {
 			mirror := p.newRow(LayerProfile, f.Text, "preference", at)
 			mirror.Metadata = map[string]string{MetaMirrorOf: id}
+			fm := &p.rows[len(p.rows)-2] // the fact (newRow may have moved it)
+			if fm.Metadata == nil {
+				fm.Metadata = map[string]string{}
+			}
+			fm.Metadata[MetaMirror] = mirror.ID
 		}
 	}
 	return nil
 }
 
-// retireFact retires a fact and its L1 mirrors in favour of row by.
-func (p *promotion) retireFact(ctx context.Context, old Memory, how RetireHow, by string) error {
+// retireFact retires a fact and its L1 mirror in favour of row by.
+func (p *promotion) retireFact(_ context.Context, old Memory, how RetireHow, by string) error {
 	p.retire(old.ID, how, by, "")
-	mirrors, err := p.s.store.FindByContent(ctx, p.scope, NormalizeText(old.Content), false)
-	if err != nil {
-		return fmt.Errorf("find mirrors of %s: %w", old.ID, err)
-	}
-	for _, m := range mirrors {
-		if m.Layer == LayerProfile && m.Metadata[MetaMirrorOf] == old.ID {
-			p.retire(m.ID, how, by, "")
-		}
+	if mirror := old.Metadata[MetaMirror]; mirror != "" {
+		p.retire(mirror, how, by, "") // already retired or deleted: Apply skips it
 	}
 	return nil
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // Apply commits every part of c in one transaction: inserts, updates,
-// retirements (a row already retired is left as it is), links, and the
-// raw row's extraction marked done.
+// retirements (a row already retired, or deleted meanwhile, is left as it
+// is), links, and the raw row's extraction marked done.
 func (s *Store) Apply(ctx context.Context, c memory.Changes) error {
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		for _, r := range c.Insert {
@@ -26,7 +26,7 @@ func (s *Store) Apply(ctx context.Context, c memory.Changes) error {
 		}
 		for _, r := range c.Retire {
 			_, err := retireRow(ctx, tx, r.ID, r.Retirement)
-			if err != nil && memory.ErrorCode(err) != memory.ECONFLICT {
+			if code := memory.ErrorCode(err); err != nil && code != memory.ECONFLICT && code != memory.ENOTFOUND {
 				return err
 			}
 		}
