@@ -10,6 +10,7 @@ require (
 	github.com/yalue/onnxruntime_go v1.27.0
 	github.com/zalando/go-keyring v0.2.8
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.29.0
 	golang.org/x/text v0.22.0
 	modernc.org/sqlite v1.62.0
 )
@@ -44,7 +45,6 @@ require (
 	github.com/wailsapp/mimetype v1.4.1 // indirect
 	golang.org/x/crypto v0.33.0 // indirect
 	golang.org/x/net v0.35.0 // indirect
-	golang.org/x/term v0.29.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
