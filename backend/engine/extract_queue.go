@@ -123,7 +123,7 @@ func (e *Engine) extractWorker(ctx context.Context) {
 
 // CatchUpNow runs one catch-up pass and hands any backlog to the workers.
 func (e *Engine) CatchUpNow(ctx context.Context) (memory.CatchUpResult, error) {
-	e.x.refreshKey(ctx)
+	e.x.refreshKey(ctx, 10*time.Second)
 	res, err := e.Memory.CatchUp(ctx, e.Config.LLM.CatchupMaxAge)
 	if err != nil {
 		return res, err
@@ -174,9 +174,9 @@ func (e *Engine) catchUpLoop(ctx context.Context) {
 			return
 		case <-refresh.C:
 			was := e.x.state()
-			e.x.refreshKey(ctx)
+			e.x.refreshKey(ctx, 10*time.Second)
 			if was != memory.LLMOK && e.x.state() == memory.LLMOK {
-				e.x.kickCatchUp() // a key file appeared
+				e.keyChanged() // a key file appeared, or the keyring answered late
 			}
 			continue
 		case <-tick:

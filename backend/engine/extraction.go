@@ -42,13 +42,15 @@ func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http
 	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{Keyring: kr, File: cfg.KeyFile, Env: cfg.Key,
 		Warn: func(msg string) { e.log.Warn(msg) }})
 	x.keys.OnChange(func() {
-		x.refreshKey(context.Background())
+		x.refreshKey(context.Background(), 10*time.Second)
 		e.keyChanged()
 	})
-	x.refreshKey(ctx)
 	if !e.Config.Mode.UsesLLM() || !cfg.Configured() {
-		return x
+		return x // no call to make: the keyring is not even read
 	}
+	// A locked keyring may wait for its unlock prompt: the start waits at
+	// most 2 seconds, and the catch-up loop reads it again later.
+	x.refreshKey(ctx, 2*time.Second)
 	ccfg := llm.Config{
 		Primary:    llm.Endpoint{Base: cfg.Base, Model: cfg.Model, Key: x.key},
 		Timeout:    cfg.Timeout,
@@ -74,9 +76,10 @@ func (x *extraction) key(ctx context.Context) (string, error) {
 	return k, err
 }
 
-// refreshKey reads whether a key is set (never the key itself).
-func (x *extraction) refreshKey(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+// refreshKey reads whether a key is set (never the key itself), waiting
+// at most limit for the keyring.
+func (x *extraction) refreshKey(ctx context.Context, limit time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	isSet, _, _, err := x.keys.Status(ctx)
 	if err == nil {
