@@ -9,7 +9,7 @@ describe('llmStateText', () => {
     expect(llmStateText('unconfigured')).toBe(
       'no extraction endpoint configured: memories are stored raw and queued for extraction',
     );
-    expect(llmStateText('awaiting_key', 'x')).toBe('endpoint set, waiting for a key');
+    expect(llmStateText('awaiting_key', 'x')).toBe('endpoint set, waiting for a key: run `hyatlas key set`');
     expect(llmStateText('unused')).toBe('lite mode: no LLM calls');
   });
 

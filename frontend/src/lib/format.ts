@@ -28,7 +28,7 @@ export function llmStateText(state: string, model = ''): string {
     case 'unconfigured':
       return 'no extraction endpoint configured: memories are stored raw and queued for extraction';
     case 'awaiting_key':
-      return 'endpoint set, waiting for a key';
+      return 'endpoint set, waiting for a key: run `hyatlas key set`';
     case 'unused':
       return 'lite mode: no LLM calls';
     default:
