@@ -240,8 +240,12 @@ func (e *Engine) Listen() (string, error) {
 		return "", fmt.Errorf("listen on %s: %w (is HyAtlas already running?)", e.Config.Addr(), err)
 	}
 	e.listener = ln
+	// Requests live inside the engine's context: a blocking extraction
+	// still running when Close gives up waiting is cancelled (its write
+	// stays queued) instead of outliving the store.
 	e.http = &http.Server{Handler: e.API.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}
+		ErrorLog:    slog.NewLogLogger(e.log.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return e.ctx }}
 	e.http.RegisterOnShutdown(e.API.Stop) // ends event streams, which Shutdown would wait for
 	go func() {
 		if err := e.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -72,7 +72,7 @@ func New(c Completer) *Extractor { return &Extractor{c: c, now: time.Now} }
 // reads the reply into a plan. A text that is empty once cleaned gives an
 // empty plan without a call.
 func (e *Extractor) Extract(ctx context.Context, req memory.ExtractRequest) (memory.ExtractPlan, error) {
-	req.Text = CleanText(req.Text)
+	req.Text = memory.CleanText(req.Text)
 	if req.Text == "" {
 		return memory.ExtractPlan{}, nil
 	}

@@ -45,7 +45,7 @@ func (e *Extractor) Summarize(ctx context.Context, req memory.SummaryRequest) (s
 	}
 	var texts []string
 	for _, t := range req.Texts {
-		t = CleanText(t)
+		t = memory.CleanText(t)
 		if len(t) > maxSummaryTextBytes {
 			t = cutBytes(t, maxSummaryTextBytes) + " […]"
 		}

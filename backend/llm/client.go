@@ -4,7 +4,8 @@
 // what is worth retrying, falls back to a second endpoint when the first is
 // unavailable and reports every HTTP request to a ledger.
 //
-// Errors wrap memory.ErrProvider (the endpoint could not be used) or
+// Errors wrap memory.ErrProvider (the endpoint could not be used),
+// memory.ErrRejected (it refused this request: 400, 413, 422) or
 // memory.ErrUnparseable (the model answered twice with something unreadable);
 // when the caller's own context ends, the error wraps ctx.Err() instead.
 // No error, ledger entry or log ever carries an API key.
@@ -329,6 +330,11 @@ func (c *Client) send(ctx context.Context, ep *endpoint, req Request, msgs []mes
 		if jsonMode && f != formatNone && rejectsFormat(x.status, x.body) {
 			c.demote(ep, f)
 			continue // negotiation, not a failure
+		}
+		if x.rejected {
+			// Not the endpoint's availability: this request. The row
+			// counts a try instead of holding up the queue.
+			return "", x.call, fmt.Errorf("llm: %s: %w", x.err, memory.ErrRejected)
 		}
 		if !x.retryable || retries >= c.cfg.Retries {
 			if retries > 0 {

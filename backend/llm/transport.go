@@ -76,6 +76,9 @@ type exchangeResult struct {
 	body      []byte
 	err       error
 	retryable bool
+	// rejected: the endpoint refused this request itself (400, 413, 422:
+	// too long, filtered), which asking again or elsewhere will not fix.
+	rejected bool
 }
 
 // exchange makes exactly one HTTP request (or none, when the key or the
@@ -125,6 +128,8 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		r.call.Outcome = "http_error"
 		r.err = fmt.Errorf("%s: HTTP %d: %s", where, p.status, scrub(serverMessage(err)))
 		r.retryable = p.status == http.StatusRequestTimeout || p.status == http.StatusTooManyRequests || p.status >= 500
+		r.rejected = p.status >= 400 && p.status < 500 && !r.retryable && p.status != http.StatusUnauthorized &&
+			p.status != http.StatusForbidden && p.status != http.StatusNotFound
 	case p.status != 0:
 		r.call.Outcome = "http_error"
 		r.err = fmt.Errorf("%s: HTTP %d with a body that is not a chat completion", where, p.status)

@@ -81,8 +81,8 @@ func (s *Service) catchUpWindow(maxAge time.Duration) (from, to time.Time) {
 }
 
 // ReprocessInput picks rows to extract again: the given raw rows (even if
-// extracted before: dedupe folds what they restate), or else every live raw
-// row not extracted, oldest first, at most Max (0: all).
+// extracted before: dedupe folds what they restate), or else the live raw
+// rows not extracted, oldest first, at most Max (0: all).
 type ReprocessInput struct {
 	IDs []string
 	Max int
@@ -106,17 +106,9 @@ func (s *Service) Reprocess(ctx context.Context, in ReprocessInput) (int, error)
 	if len(in.IDs) == 0 {
 		in.IDs = nil // no ids: every row not extracted
 	}
-	ids, err := s.xstore.RequeueExtraction(ctx, in.IDs)
+	ids, err := s.xstore.RequeueExtraction(ctx, in.IDs, in.Max)
 	if err != nil {
 		return 0, err
-	}
-	if in.IDs == nil {
-		if ids, err = s.xstore.PendingExtraction(ctx, time.Time{}, time.Time{}, MaxExtractTries, backlogMax); err != nil {
-			return 0, err
-		}
-	}
-	if in.Max > 0 && len(ids) > in.Max {
-		ids = ids[:in.Max]
 	}
 	for _, id := range ids {
 		s.enqueue(id)

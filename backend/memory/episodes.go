@@ -50,16 +50,16 @@ func (s *Service) Housekeep(ctx context.Context) (HousekeepResult, error) {
 	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK {
 		return res, nil
 	}
+	var epErr error
 	if gap := s.cfg.Extraction.EpisodeGap; gap > 0 {
-		n, err := s.summarizeEpisodes(ctx, s.now().Add(-gap))
-		res.Episodes = n
-		if err != nil {
-			return res, err
+		res.Episodes, epErr = s.summarizeEpisodes(ctx, s.now().Add(-gap))
+		if errors.Is(epErr, ErrProvider) || ctx.Err() != nil {
+			return res, epErr
 		}
 	}
 	n, err := s.rebuildNowPages(ctx)
 	res.NowPages = n
-	return res, err
+	return res, errors.Join(epErr, err)
 }
 
 // summarizeEpisodes summarises every ended episode. An episode of one
@@ -70,10 +70,18 @@ func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (
 		return 0, err
 	}
 	done := 0
+	var skipped error
 	for _, ep := range due {
 		id, err := s.summarizeEpisode(ctx, ep)
-		if err != nil {
-			return done, err
+		switch {
+		case errors.Is(err, ErrProvider) || ctx.Err() != nil:
+			return done, err // the endpoint is down: the episode waits
+		case err != nil:
+			// Unreadable or refused, or its writes could not be read: the
+			// episode goes without a summary rather than being asked for
+			// again every pass, and the ones after it are not held up.
+			skipped = errors.Join(skipped, err)
+			id = ""
 		}
 		if err := s.xstore.SetEpisodeSummary(ctx, ep.Seq, id); err != nil {
 			return done, fmt.Errorf("mark episode %d summarised: %w", ep.Seq, err)
@@ -82,7 +90,7 @@ func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (
 			done++
 		}
 	}
-	return done, nil
+	return done, skipped
 }
 
 // summarizeEpisode writes the L4 summary of one episode and returns its
@@ -91,15 +99,16 @@ func (s *Service) summarizeEpisode(ctx context.Context, ep Episode) (string, err
 	if ep.Writes < 2 {
 		return "", nil
 	}
+	// The newest writes, oldest first: the summary tells the episode in order.
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerRaw},
 		Scope:       Scope{UserIDs: []string{ep.Owner.UserID}, AgentID: ep.Owner.AgentID},
-		CreatedFrom: ep.StartedAt, CreatedTo: ep.LastAt, Oldest: true, Limit: episodeTextsMax})
+		CreatedFrom: ep.StartedAt, CreatedTo: ep.LastAt, Limit: episodeTextsMax})
 	if err != nil {
 		return "", fmt.Errorf("list episode %d: %w", ep.Seq, err)
 	}
 	var texts, ids []string
-	for _, m := range rows {
-		if m.Owner == ep.Owner {
+	for i := len(rows) - 1; i >= 0; i-- {
+		if m := rows[i]; m.Owner == ep.Owner {
 			texts, ids = append(texts, m.Content), append(ids, m.ID)
 		}
 	}
@@ -137,8 +146,8 @@ func (s *Service) rebuildNowPages(ctx context.Context) (int, error) {
 		o := k.(Owner)
 		built, err := s.rebuildNow(ctx, o)
 		if err != nil {
-			firstErr = err
-			return !errors.Is(err, ErrProvider)
+			firstErr = errors.Join(firstErr, err)
+			return !errors.Is(err, ErrProvider) && ctx.Err() == nil
 		}
 		if built {
 			done++
@@ -158,15 +167,33 @@ func (s *Service) CurrentNow(ctx context.Context, scope Scope) (Memory, bool, er
 	return rows[0], true, nil
 }
 
+// ownNowPages lists the live Now pages of exactly this owner, newest
+// first (a scope without an agent would also cover the user's agents).
+func (s *Service) ownNowPages(ctx context.Context, o Owner) ([]Memory, error) {
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerSummary}, Category: CategoryNow,
+		Scope: Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID}, Limit: 100})
+	if err != nil {
+		return nil, fmt.Errorf("read Now pages: %w", err)
+	}
+	own := rows[:0]
+	for _, m := range rows {
+		if m.Owner == o {
+			own = append(own, m)
+		}
+	}
+	return own, nil
+}
+
 // rebuildNow writes one owner's Now page from their open intentions and
-// newest facts, retiring the previous page as replaced.
+// newest facts, retiring the previous page as replaced. A failure other
+// than the endpoint's leaves the page as it is until the next change.
 func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	scope := Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID}
-	prev, ok, err := s.CurrentNow(ctx, scope)
+	prev, err := s.ownNowPages(ctx, o)
 	if err != nil {
-		return false, fmt.Errorf("read Now page: %w", err)
+		return false, err
 	}
-	if ok && prev.Owner == o && s.now().Sub(prev.CreatedAt) < s.cfg.Extraction.NowEvery {
+	if len(prev) > 0 && s.now().Sub(prev[0].CreatedAt) < s.cfg.Extraction.NowEvery {
 		return false, nil // too soon: stays dirty for a later pass
 	}
 	s.nowDirty.Delete(o)
@@ -191,7 +218,9 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	text, err := s.extractor.Summarize(ctx, SummaryRequest{Kind: SummaryNow,
 		Today: s.now().In(s.cfg.Extraction.Location), Owner: o, Texts: texts})
 	if err != nil {
-		s.nowDirty.Store(o, true)
+		if errors.Is(err, ErrProvider) || ctx.Err() != nil {
+			s.nowDirty.Store(o, true) // the endpoint is down: try again later
+		}
 		return false, fmt.Errorf("build Now page: %w", err)
 	}
 	if text == "" {
@@ -202,8 +231,8 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 		Strength: DefaultStrength, Source: sourceExtract, EventAt: now, CreatedAt: now, UpdatedAt: now,
 		Extraction: ExtractSkipped}
 	var c Changes
-	if ok && prev.Owner == o {
-		c.Retire = []RowRetirement{{ID: prev.ID, Retirement: Retirement{How: RetiredReplaced, By: m.ID, At: now}}}
+	for _, p := range prev {
+		c.Retire = append(c.Retire, RowRetirement{ID: p.ID, Retirement: Retirement{How: RetiredReplaced, By: m.ID, At: now}})
 	}
 	return true, s.insertGenerated(ctx, c, m)
 }

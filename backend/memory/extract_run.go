@@ -17,6 +17,7 @@ const (
 	MaxExtractTries = 3
 	relatedFactsMax = 5
 	openIntentsMax  = 10
+	offeredPagesMax = 10
 	entityScanMax   = 500
 )
 
@@ -70,7 +71,7 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 	defer unlock()
 	req, err := s.extractRequest(ctx, raw)
 	if err != nil {
-		return "", err
+		return s.extractFailed(ctx, raw, err)
 	}
 	plan, err := s.extractor.Extract(ctx, req)
 	if err != nil {
@@ -78,8 +79,16 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 	}
 	plan = checkPlan(plan, req)
 	created, err := s.promote(ctx, raw, plan)
+	if errors.Is(err, ErrStaleExtraction) {
+		// Deleted, retired or extracted meanwhile: nothing is promoted.
+		now, gerr := s.store.Get(ctx, raw.ID)
+		if gerr != nil {
+			return StatusSkipped, nil
+		}
+		return statusOf(now), nil
+	}
 	if err != nil {
-		return "", err
+		return s.extractFailed(ctx, raw, err)
 	}
 	if s.cfg.Extraction.Reconcile && len(created) > 0 {
 		// A failed second call leaves the facts as promoted; the
@@ -104,9 +113,11 @@ func (s *Service) extractNow(ctx context.Context, id string) ExtractionStatus {
 	return st
 }
 
-// extractFailed records a failed call. Provider errors (and a cancelled
-// call) leave the row pending for the next run; anything else counts a
-// try.
+// extractFailed records a failed extraction. Provider errors (and a
+// cancelled call) leave the row pending for the next run; anything else
+// (an unreadable or refused reply, a failure gathering the context or
+// committing the result) counts a try, so one bad row can never hold up
+// the queue: after MaxExtractTries it is marked failed.
 func (s *Service) extractFailed(ctx context.Context, raw Memory, cause error) (ExtractionStatus, error) {
 	msg := clip(cause.Error(), 500)
 	if errors.Is(cause, ErrProvider) || ctx.Err() != nil {
@@ -151,12 +162,22 @@ func statusOf(m Memory) ExtractionStatus {
 	}
 }
 
-// lockOwner serialises extraction for a person (a user and their aliases).
+// lockOwner serialises extraction for a person: it locks every user id in
+// the writer's alias scope, in sorted order (so two scopes that overlap,
+// as with groups "a,b;b,c", always share a lock and never deadlock).
 func (s *Service) lockOwner(o Owner) func() {
-	key := strings.Join(s.cfg.Aliases.Expand(o.UserID), "\x00")
-	mu, _ := s.ownerLocks.LoadOrStore(key, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	return mu.(*sync.Mutex).Unlock
+	ids := s.cfg.Aliases.Expand(o.UserID) // sorted
+	locks := make([]*sync.Mutex, len(ids))
+	for i, id := range ids {
+		mu, _ := s.ownerLocks.LoadOrStore(id, &sync.Mutex{})
+		locks[i] = mu.(*sync.Mutex)
+		locks[i].Lock()
+	}
+	return func() {
+		for i := len(locks) - 1; i >= 0; i-- {
+			locks[i].Unlock()
+		}
+	}
 }
 
 // ownerScope is the scope extraction works in: the write's user and the
@@ -191,9 +212,11 @@ func (s *Service) extractRequest(ctx context.Context, raw Memory) (ExtractReques
 	if err != nil {
 		return ExtractRequest{}, err
 	}
-	lower := strings.ToLower(raw.Content)
+	// Only pages the write itself names: recalled text an agent injected
+	// is not the write's, and is never sent because of it.
+	lower := strings.ToLower(CleanText(raw.Content))
 	for _, p := range pages {
-		if p.Name != "" && containsWord(lower, strings.ToLower(p.Name)) {
+		if len(req.Entities) < offeredPagesMax && p.Name != "" && containsWord(lower, strings.ToLower(p.Name)) {
 			req.Entities = append(req.Entities, p)
 		}
 	}

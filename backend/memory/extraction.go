@@ -28,6 +28,12 @@ var (
 	// ErrUnparseable: the model answered, twice, with something that is not
 	// the reply contract. It counts a try on the row.
 	ErrUnparseable = errors.New("the model's reply could not be read")
+	// ErrRejected: the endpoint refused this request (too long, filtered,
+	// malformed for it). Like ErrUnparseable it counts a try on the row.
+	ErrRejected = errors.New("the extraction endpoint refused the request")
+	// ErrStaleExtraction: the raw row was deleted, retired or extracted
+	// while its extraction ran; the plan is thrown away.
+	ErrStaleExtraction = errors.New("the write changed while it was being extracted")
 )
 
 // ExtractRequest is what one extraction call is shown.

@@ -217,12 +217,15 @@ type ExtractionStore interface {
 	PendingExtraction(ctx context.Context, from, to time.Time, maxTries, limit int) ([]string, error)
 	// RequeueExtraction sets live raw rows pending again, with no tries:
 	// the given ones whatever their state (unknown and non-raw ids are
-	// skipped), or with ids nil every one not extracted (failed, or skipped
-	// in lite mode). It returns the given ids it requeued.
-	RequeueExtraction(ctx context.Context, ids []string) ([]string, error)
+	// skipped), or with ids nil the oldest max not extracted (pending,
+	// failed, or skipped in lite mode; max 0: all). It returns the ids it
+	// requeued.
+	RequeueExtraction(ctx context.Context, ids []string, max int) ([]string, error)
 	// SetExtraction records where a raw row stands.
 	SetExtraction(ctx context.Context, id string, state ExtractState, tries int, errText string) error
-	// Apply commits every part of c in one transaction.
+	// Apply commits every part of c in one transaction. With Extracted
+	// set, that raw row must still be live and pending, else nothing is
+	// applied and the error wraps ErrStaleExtraction.
 	Apply(ctx context.Context, c Changes) error
 	// Linked lists the ids linked to id (either end).
 	Linked(ctx context.Context, id string) ([]string, error)

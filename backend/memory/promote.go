@@ -133,7 +133,7 @@ func (s *Service) promote(ctx context.Context, raw Memory, plan ExtractPlan) ([]
 		p.newRow(LayerFact, text, CategoryExperience, raw.EventAt)
 	}
 	for _, id := range plan.IntentionsDone {
-		p.retire(id, RetiredDone, "", "the model judged it done")
+		p.retire(id, RetiredDone, raw.ID, "the write it points to shows it done")
 	}
 	if err := p.intentions(ctx, plan.Intentions); err != nil {
 		return nil, err
@@ -156,7 +156,9 @@ func (s *Service) promote(ctx context.Context, raw Memory, plan ExtractPlan) ([]
 			facts = append(facts, m)
 		}
 	}
-	s.markNowDirty(raw.Owner)
+	if len(p.changes.Insert)+len(p.changes.Update)+len(p.changes.Retire) > 0 {
+		s.markNowDirty(raw.Owner)
+	}
 	return facts, nil
 }
 

@@ -94,7 +94,7 @@ type Service struct {
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// owners whose Now page is out of date.
 	extracting sync.Map // id -> chan closed when its extraction ends
-	ownerLocks sync.Map // person key -> *sync.Mutex
+	ownerLocks sync.Map // user id -> *sync.Mutex
 	nowDirty   sync.Map
 
 	indexSync       sync.RWMutex

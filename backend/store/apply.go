@@ -9,11 +9,25 @@ import (
 	"hyatlas/backend/memory"
 )
 
-// Apply commits every part of c in one transaction: inserts, updates,
-// retirements (a row already retired, or deleted meanwhile, is left as it
-// is), links, and the raw row's extraction marked done.
+// Apply commits every part of c in one transaction: the raw row's
+// extraction marked done, inserts, updates, retirements (a row already
+// retired, or deleted meanwhile, is left as it is) and links. When the raw
+// row is no longer a live pending row (deleted, retired or extracted while
+// its extraction ran) nothing is applied and the error wraps
+// memory.ErrStaleExtraction.
 func (s *Store) Apply(ctx context.Context, c memory.Changes) error {
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if c.Extracted != "" {
+			res, err := tx.ExecContext(ctx, `UPDATE memories SET extract_state = ?, extract_error = ''
+				WHERE id = ? AND extract_state = ? AND retired_at IS NULL`,
+				string(memory.ExtractDone), c.Extracted, string(memory.ExtractPending))
+			if err != nil {
+				return fmt.Errorf("mark %s extracted: %w", c.Extracted, err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return fmt.Errorf("apply extraction of %s: %w", c.Extracted, memory.ErrStaleExtraction)
+			}
+		}
 		for _, r := range c.Insert {
 			if err := insertRow(ctx, tx, r); err != nil {
 				return err
@@ -34,12 +48,6 @@ func (s *Store) Apply(ctx context.Context, c memory.Changes) error {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO links (a, b, kind, at) VALUES (?, ?, ?, ?)`,
 				l.A, l.B, l.Kind, l.At.UnixMilli()); err != nil {
 				return fmt.Errorf("link %s-%s: %w", l.A, l.B, err)
-			}
-		}
-		if c.Extracted != "" {
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET extract_state = ?, extract_error = ''
-				WHERE id = ?`, string(memory.ExtractDone), c.Extracted); err != nil {
-				return fmt.Errorf("mark %s extracted: %w", c.Extracted, err)
 			}
 		}
 		return nil
@@ -90,20 +98,41 @@ func (s *Store) SetExtraction(ctx context.Context, id string, state memory.Extra
 }
 
 // RequeueExtraction sets live raw rows pending again with their tries and
-// error cleared: the given ids whatever their state, or with ids nil every
-// row not extracted. It returns the given ids it requeued.
-func (s *Store) RequeueExtraction(ctx context.Context, ids []string) ([]string, error) {
+// error cleared: the given ids whatever their state, or with ids nil the
+// oldest max rows not extracted (pending, failed, or skipped in lite mode;
+// max 0: all). It returns the ids it requeued, oldest first for nil ids.
+func (s *Store) RequeueExtraction(ctx context.Context, ids []string, max int) ([]string, error) {
 	var done []string
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		done = done[:0]
-		const set = `UPDATE memories SET extract_state = 'pending', extract_tries = 0, extract_error = ''
-			WHERE layer = 'l2_raw' AND retired_at IS NULL`
 		if ids == nil {
-			_, err := tx.ExecContext(ctx, set+` AND extract_state IN ('pending', 'failed', 'skipped')`)
-			return err
+			q := `SELECT id FROM memories WHERE layer = 'l2_raw' AND retired_at IS NULL
+				AND extract_state IN ('pending', 'failed', 'skipped') ORDER BY created_at, seq`
+			var args []any
+			if max > 0 {
+				q += ` LIMIT ?`
+				args = append(args, max)
+			}
+			rows, err := tx.QueryContext(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				ids = append(ids, id)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
 		}
 		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, set+` AND id = ?`, id)
+			res, err := tx.ExecContext(ctx, `UPDATE memories SET extract_state = 'pending', extract_tries = 0,
+				extract_error = '' WHERE layer = 'l2_raw' AND retired_at IS NULL AND id = ?`, id)
 			if err != nil {
 				return err
 			}

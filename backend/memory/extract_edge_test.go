@@ -1,0 +1,156 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// A write deleted (or forgotten) while its extraction call runs leaves no
+// facts behind.
+func TestExtract_WriteDeletedDuringTheCall(t *testing.T) {
+	for _, how := range []string{"deleted", "forgotten"} {
+		t.Run(how, func(t *testing.T) {
+			cfg := extractCfg()
+			cfg.Extraction.Sync = false
+			r, x := newExtractRig(t, cfg)
+			raw, _ := r.write(t, "my locker code is 4512", "u1")
+			x.set(func(memory.ExtractRequest) (memory.ExtractPlan, error) {
+				var err error
+				if how == "deleted" {
+					err = r.svc.Delete(context.Background(), raw.ID)
+				} else {
+					_, err = r.svc.Retire(context.Background(), raw.ID, memory.RetireInput{How: "forgotten"})
+				}
+				if err != nil {
+					t.Error(err)
+				}
+				return memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "The user's locker code is 4512", Label: "project_state"}}}, nil
+			})
+			st, err := r.svc.ExtractOne(context.Background(), raw.ID)
+			if err != nil || st == memory.StatusDone {
+				t.Fatalf("ExtractOne: %s %v", st, err)
+			}
+			if facts := r.live(t, memory.LayerFact, "u1"); len(facts) != 0 {
+				t.Errorf("a %s write left facts: %+v", how, facts)
+			}
+			if err := r.svc.Ready(context.Background()); err != nil {
+				t.Errorf("index and store disagree: %v", err)
+			}
+		})
+	}
+}
+
+// Refused requests and failures gathering the context count tries, so one
+// bad row cannot hold a catch-up run at the front of the queue.
+func TestCatchUp_GoesPastARowThatAlwaysFails(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Extraction.Sync = false
+	r, x := newExtractRig(t, cfg)
+	bad, _ := r.write(t, "a write far too long for the model", "u1")
+	for i := range 3 {
+		r.write(t, fmt.Sprintf("ordinary write %d", i), "u1")
+	}
+	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+		if strings.Contains(req.Text, "too long") {
+			return memory.ExtractPlan{}, fmt.Errorf("HTTP 400 context length: %w", memory.ErrRejected)
+		}
+		return memory.ExtractPlan{}, nil
+	})
+	for range 200 {
+		r.clock.Now()
+	}
+	for run := 1; run <= memory.MaxExtractTries; run++ {
+		res, err := r.svc.CatchUp(context.Background(), 0)
+		if err != nil || res.Stopped != nil {
+			t.Fatalf("run %d: %+v %v", run, res, err)
+		}
+		if run == 1 && res.Done != 3 {
+			t.Fatalf("run 1 did %d rows behind the bad one, want 3", res.Done)
+		}
+	}
+	if m := r.get(t, bad.ID); m.Extraction != memory.ExtractFailed || m.ExtractTries != memory.MaxExtractTries {
+		t.Errorf("the bad row: %s after %d tries", m.Extraction, m.ExtractTries)
+	}
+	if st, _ := r.svc.Stats(context.Background()); st.Unextracted != 0 {
+		t.Errorf("unextracted = %d", st.Unextracted)
+	}
+}
+
+func TestExtract_DoneIntentionPointsAtTheWrite(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	x.set(plan(memory.ExtractPlan{Intentions: []memory.PlannedIntention{{Goal: "File the tax return"}}}))
+	r.write(t, "I need to file the tax return", "u1")
+	open := r.live(t, memory.LayerIntention, "u1")
+	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+		return memory.ExtractPlan{IntentionsDone: []string{req.OpenIntentions[0].ID}}, nil
+	})
+	raw, _ := r.write(t, "tax return filed!", "u1")
+	if m := r.get(t, open[0].ID); m.RetiredHow != memory.RetiredDone || m.RetiredBy != raw.ID {
+		t.Errorf("done intention: how %s by %s, want done by %s", m.RetiredHow, m.RetiredBy, raw.ID)
+	}
+}
+
+// An unreadable episode summary does not stall the episodes after it nor
+// the Now page; an endpoint that is down leaves the episode for later.
+func TestHousekeep_FailuresDoNotStall(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "The user is planning a trip", Label: "project_state"}}}))
+	calls := 0
+	x.summarize = func(req memory.SummaryRequest) (string, error) {
+		calls++
+		if req.Kind == memory.SummaryEpisode && strings.Contains(strings.Join(req.Texts, " "), "first") {
+			return "", fmt.Errorf("empty after think: %w", memory.ErrUnparseable)
+		}
+		return string(req.Kind) + " ok", nil
+	}
+	advance := func(d time.Duration) { r.clock.mu.Lock(); r.clock.now = r.clock.now.Add(d); r.clock.mu.Unlock() }
+	r.write(t, "first episode, write one", "u1")
+	r.write(t, "first episode, write two", "u1")
+	advance(time.Hour)
+	r.write(t, "second episode, write one", "u1")
+	r.write(t, "second episode, write two", "u1")
+	advance(time.Hour)
+	res, err := r.svc.Housekeep(context.Background())
+	if err == nil || res.Episodes != 1 || res.NowPages != 1 {
+		t.Fatalf("pass 1: %+v %v, want one summary, one Now page and the failure reported", res, err)
+	}
+	calls = 0
+	if res, _ := r.svc.Housekeep(context.Background()); res.Episodes != 0 || calls != 0 {
+		t.Errorf("pass 2 asked again: %+v after %d calls", res, calls)
+	}
+}
+
+// A user writing with and without an agent id has one Now page each.
+func TestNowPage_OneLivePerOwner(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Extraction.NowEvery = 0
+	r, x := newExtractRig(t, cfg)
+	x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "The user is moving house", Label: "project_state"}}}))
+	x.summarize = func(req memory.SummaryRequest) (string, error) { return "now: " + req.Owner.AgentID, nil }
+	ctx := context.Background()
+	for i := range 3 {
+		for _, agent := range []string{"", "hermes"} {
+			if _, err := r.svc.Add(ctx, memory.AddInput{Text: fmt.Sprintf("moving house, step %d", i),
+				Owner: memory.Owner{UserID: "u1", AgentID: agent}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := r.svc.Housekeep(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages := map[string]int{}
+	for _, m := range r.live(t, memory.LayerSummary, "u1") {
+		if m.Category == memory.CategoryNow {
+			pages[m.Owner.AgentID]++
+		}
+	}
+	if pages[""] != 1 || pages["hermes"] != 1 {
+		t.Errorf("live Now pages per agent: %v, want one each", pages)
+	}
+}

@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+func TestApply_AllOrNothingAndStaleRaw(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	insert(t, s,
+		row("raw1", "a write", extraction(memory.ExtractPending)),
+		row("old", "an old fact", inLayer(memory.LayerFact)),
+		row("gone-before", "retired before", inLayer(memory.LayerFact)))
+	retire(t, s, "gone-before")
+	at := t0.Add(time.Minute)
+	c := memory.Changes{
+		Extracted: "raw1",
+		Insert:    []memory.NewRow{row("new", "a new fact", inLayer(memory.LayerFact))},
+		Retire: []memory.RowRetirement{
+			{ID: "old", Retirement: memory.Retirement{How: memory.RetiredReplaced, By: "new", At: at}},
+			{ID: "gone-before", Retirement: memory.Retirement{How: memory.RetiredReplaced, By: "new", At: at}},
+			{ID: "never-existed", Retirement: memory.Retirement{How: memory.RetiredReplaced, By: "new", At: at}},
+		},
+		Links: []memory.Link{{A: "new", B: "old", Kind: "related", At: at}},
+	}
+	if err := s.Apply(ctx, c); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if m := mustGet(t, s, "raw1"); m.Extraction != memory.ExtractDone {
+		t.Errorf("raw row state %s, want done", m.Extraction)
+	}
+	if m := mustGet(t, s, "old"); m.RetiredHow != memory.RetiredReplaced || m.RetiredBy != "new" {
+		t.Errorf("old: %+v", m)
+	}
+	if m := mustGet(t, s, "gone-before"); m.RetiredHow != memory.RetiredDropped {
+		t.Errorf("an already retired row was retired again: %+v", m)
+	}
+	if ids, err := s.Linked(ctx, "old"); err != nil || !slices.Equal(ids, []string{"new"}) {
+		t.Errorf("Linked(old) = %v %v", ids, err)
+	}
+
+	// The same raw row again (extracted now), or a deleted one: nothing applies.
+	for _, raw := range []string{"raw1", "deleted"} {
+		c := memory.Changes{Extracted: raw, Insert: []memory.NewRow{row("extra-"+raw, "x", inLayer(memory.LayerFact))}}
+		if err := s.Apply(ctx, c); !errors.Is(err, memory.ErrStaleExtraction) {
+			t.Fatalf("Apply for %s: %v, want ErrStaleExtraction", raw, err)
+		}
+		if _, err := s.Get(ctx, "extra-"+raw); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Errorf("a stale extraction inserted a row: %v", err)
+		}
+	}
+}
+
+func TestPendingAndRequeue(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	insert(t, s,
+		row("p1", "one", extraction(memory.ExtractPending), createdAt(t0)),
+		row("p2", "two", extraction(memory.ExtractPending), createdAt(t0.Add(time.Hour))),
+		row("p3", "three", extraction(memory.ExtractPending), createdAt(t0.Add(2*time.Hour))),
+		row("f1", "failed", extraction(memory.ExtractFailed), createdAt(t0.Add(3*time.Hour))),
+		row("lite", "lite", extraction(memory.ExtractSkipped), createdAt(t0.Add(4*time.Hour))),
+		row("done", "done", extraction(memory.ExtractDone), createdAt(t0.Add(5*time.Hour))),
+		row("fact", "fact", inLayer(memory.LayerFact), createdAt(t0.Add(6*time.Hour))))
+	if err := s.SetExtraction(ctx, "p2", memory.ExtractPending, 3, "unreadable"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.PendingExtraction(ctx, t0.Add(time.Minute), t0.Add(3*time.Hour), memory.MaxExtractTries, 10)
+	if err != nil || !slices.Equal(got, []string{"p3"}) {
+		t.Errorf("window [t0+1m, t0+3h], under 3 tries: %v %v, want [p3]", got, err)
+	}
+	if got, _ = s.PendingExtraction(ctx, time.Time{}, time.Time{}, 5, 2); !slices.Equal(got, []string{"p1", "p2"}) {
+		t.Errorf("unbounded, limit 2: %v", got)
+	}
+
+	ids, err := s.RequeueExtraction(ctx, nil, 3)
+	if err != nil || !slices.Equal(ids, []string{"p1", "p2", "p3"}) {
+		t.Fatalf("requeue the oldest 3: %v %v", ids, err)
+	}
+	if m := mustGet(t, s, "p2"); m.ExtractTries != 0 || m.ExtractError != "" {
+		t.Errorf("p2 not reset: %+v", m)
+	}
+	if m := mustGet(t, s, "f1"); m.Extraction != memory.ExtractFailed {
+		t.Errorf("max 3 requeued a fourth row: %s", m.Extraction)
+	}
+	ids, _ = s.RequeueExtraction(ctx, nil, 0)
+	if !slices.Equal(ids, []string{"p1", "p2", "p3", "f1", "lite"}) {
+		t.Errorf("requeue all not extracted: %v", ids)
+	}
+	ids, _ = s.RequeueExtraction(ctx, []string{"done", "fact", "nope"}, 0)
+	if !slices.Equal(ids, []string{"done"}) || mustGet(t, s, "done").Extraction != memory.ExtractPending {
+		t.Errorf("requeue by id: %v", ids)
+	}
+}
+
+func TestEpisodes(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	alice, bob := memory.Owner{UserID: "alice"}, memory.Owner{UserID: "bob", AgentID: "hermes"}
+	gap := 30 * time.Minute
+	for _, w := range []struct {
+		o  memory.Owner
+		at time.Duration
+	}{{alice, 0}, {alice, 10 * time.Minute}, {bob, 15 * time.Minute}, {alice, 35 * time.Minute}, {alice, 2 * time.Hour}} {
+		if err := s.TouchEpisode(ctx, w.o, t0.Add(w.at), gap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// alice's first episode (0-35m) closed when the 2h write came; bob's
+	// and alice's second are open until idle.
+	due, err := s.DueEpisodes(ctx, t0)
+	if err != nil || len(due) != 1 || due[0].Owner != alice || due[0].Writes != 3 || !due[0].LastAt.Equal(t0.Add(35*time.Minute).Truncate(time.Millisecond)) {
+		t.Fatalf("due = %+v %v", due, err)
+	}
+	due, _ = s.DueEpisodes(ctx, t0.Add(3*time.Hour))
+	if len(due) != 3 {
+		t.Fatalf("after everyone went idle: %+v", due)
+	}
+	if err := s.SetEpisodeSummary(ctx, due[0].Seq, "m-summary"); err != nil {
+		t.Fatal(err)
+	}
+	if due, _ = s.DueEpisodes(ctx, t0.Add(3*time.Hour)); len(due) != 2 || due[0].Owner != bob {
+		t.Errorf("a summarised episode is still due: %+v", due)
+	}
+}
+
+func TestEgressLedger(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	for i, outcome := range []string{"http_error", "ok"} {
+		if err := s.AddEgress(ctx, memory.EgressCall{At: t0.Add(time.Duration(i) * time.Second), Host: "llm.test",
+			Model: "m", Purpose: "extract", BytesOut: 100 + i, BytesIn: 7, Status: 200, Outcome: outcome, Duration: 12}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls, err := s.ListEgress(ctx, 10)
+	if err != nil || len(calls) != 2 || calls[0].Outcome != "ok" || calls[1].BytesOut != 100 || calls[0].Host != "llm.test" {
+		t.Fatalf("ledger = %+v %v", calls, err)
+	}
+	if calls, _ = s.ListEgress(ctx, 1); len(calls) != 1 {
+		t.Errorf("limit 1 gave %d", len(calls))
+	}
+}
