@@ -2,20 +2,7 @@ package extract
 
 import (
 	"strings"
-	"unicode/utf8"
 )
-
-// cutBytes keeps at most n bytes of s, never splitting a rune.
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && n-cut < utf8.UTFMax && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
 
 // cleanReply strips what models wrap a plain-text reply in: a reasoning
 // block (<think>…</think>, or everything up to a lone </think>) and code

@@ -47,7 +47,7 @@ func (e *Extractor) Summarize(ctx context.Context, req memory.SummaryRequest) (s
 	for _, t := range req.Texts {
 		t = memory.CleanText(t)
 		if len(t) > maxSummaryTextBytes {
-			t = cutBytes(t, maxSummaryTextBytes) + " […]"
+			t = memory.CutText(t, maxSummaryTextBytes) + " […]"
 		}
 		if t != "" {
 			texts = append(texts, t)

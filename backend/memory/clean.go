@@ -24,7 +24,7 @@ func CleanText(text string) string {
 	text = stripRecall(text)
 	text = manyBlankLines.ReplaceAllString(text, "\n\n")
 	text = strings.TrimSpace(text)
-	return cutText(text, MaxExtractBytes)
+	return CutText(text, MaxExtractBytes)
 }
 
 func stripRecall(text string) string {
@@ -66,8 +66,8 @@ func stripRecall(text string) string {
 	return b.String()
 }
 
-// cutText keeps at most n bytes of s, never splitting a rune.
-func cutText(s string, n int) string {
+// CutText keeps at most n bytes of s, never splitting a rune.
+func CutText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -119,7 +119,7 @@ func (s *Service) extractNow(ctx context.Context, id string) ExtractionStatus {
 // committing the result) counts a try, so one bad row can never hold up
 // the queue: after MaxExtractTries it is marked failed.
 func (s *Service) extractFailed(ctx context.Context, raw Memory, cause error) (ExtractionStatus, error) {
-	msg := clip(cause.Error(), 500)
+	msg := CutText(cause.Error(), 500)
 	if errors.Is(cause, ErrProvider) || ctx.Err() != nil {
 		// Record the reason with a fresh context: the caller's may be done.
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -299,15 +299,4 @@ func firstRune(s string) rune {
 func lastRune(s string) rune {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return r
-}
-
-// clip shortens s to at most n bytes at a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
