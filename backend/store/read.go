@@ -89,7 +89,8 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 }
 
 // Keyword ranks live rows in scope by BM25 over the porter-stemmed index;
-// a row matches when it has any of the terms.
+// a row matches when it has any of the terms, in its own text or (for a
+// raw row, weighted 0.4) in the text of the turn before it.
 //
 // It first ranks the full-text index alone and keeps the best few hundred
 // matches, then filters those by owner, layer and retirement: the filter
@@ -135,9 +136,9 @@ func (s *Store) Keyword(ctx context.Context, q memory.KeywordQuery) ([]memory.Ke
 		})
 	if err == nil && len(hits) < q.Limit && total > prefilter {
 		hits = hits[:0]
-		err = s.query(ctx, `SELECT m.id, -bm25(memories_fts) FROM memories_fts
+		err = s.query(ctx, `SELECT m.id, -memories_fts.rank FROM memories_fts
 			JOIN memories m ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ? AND `+w.and()+`
-			ORDER BY bm25(memories_fts) LIMIT ?`, append(append([]any{match}, w.args...), q.Limit),
+			ORDER BY memories_fts.rank LIMIT ?`, append(append([]any{match}, w.args...), q.Limit),
 			func(r *sql.Rows) error {
 				var h memory.KeywordHit
 				err := r.Scan(&h.ID, &h.Score)
