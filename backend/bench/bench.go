@@ -99,8 +99,22 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // seed writes n synthetic memories with their vectors straight into a new
-// store, in batches (one transaction each), and returns its directory.
+// store, in batches (one transaction each), and returns its directory. The
+// vectors are the hash test embedder's, so the store must be searched with
+// that embedder (benchConfig's local choice).
 func seed(ctx context.Context, tmp string, n int) (string, error) {
+	emb, err := embed.NewHash(embed.DefaultHashDims)
+	if err != nil {
+		return "", err
+	}
+	c := newCorpus(1)
+	return seedWith(ctx, tmp, n, emb, func() string { return c.text(8, 40) })
+}
+
+// seedWith is seed with the texts from text and the vectors from emb: a
+// search of the store must use an embedder with emb's id, or it finds no
+// vector.
+func seedWith(ctx context.Context, tmp string, n int, emb memory.Embedder, text func() string) (string, error) {
 	dir, err := os.MkdirTemp(tmp, "data-")
 	if err != nil {
 		return "", err
@@ -110,18 +124,13 @@ func seed(ctx context.Context, tmp string, n int) (string, error) {
 		return "", err
 	}
 	defer st.Close()
-	emb, err := embed.NewHash(embed.DefaultHashDims)
-	if err != nil {
-		return "", err
-	}
-	c := newCorpus(1)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const batch = 500
 	for i := 0; i < n; i += batch {
 		rows := make([]memory.NewRow, 0, batch)
 		texts := make([]string, 0, batch)
 		for j := i; j < min(n, i+batch); j++ {
-			texts = append(texts, c.text(8, 40))
+			texts = append(texts, text())
 		}
 		vecs, err := emb.Embed(ctx, texts, memory.PurposeDocument)
 		if err != nil {
@@ -177,10 +186,12 @@ func benchSearch(ctx context.Context, dir string, n int, targetMS float64) ([]ro
 	}}, nil
 }
 
+// benchConfig is a lite engine on dir with the default recall options.
 func benchConfig(dir string) config.Config {
 	return config.Config{Host: "127.0.0.1", Port: 0, Auth: true, Mode: memory.ModeLite, MinScore: -1,
-		Paths: config.Paths{Data: dir, Config: dir + "-config", Cache: dir + "-cache"},
-		Embed: config.EmbedConfig{Choice: config.EmbedLocal}}
+		Paths:  config.Paths{Data: dir, Config: dir + "-config", Cache: dir + "-cache"},
+		Embed:  config.EmbedConfig{Choice: config.EmbedLocal},
+		Search: config.DefaultSearch()}
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

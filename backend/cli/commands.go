@@ -6,12 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"hyatlas/backend/api"
-	"hyatlas/backend/bench"
 	"hyatlas/backend/engine"
 	"hyatlas/backend/memory"
 )
@@ -245,19 +243,6 @@ func runToken(ctx context.Context, e Env, args []string) error {
 	}
 	fmt.Fprintln(e.Stdout, tok)
 	return nil
-}
-
-func runBench(ctx context.Context, e Env, args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	quick := fs.Bool("quick", false, "small sizes, for a smoke run")
-	if _, err := parse(fs, args, 0, 0); err != nil {
-		return err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find this executable: %w", err)
-	}
-	return bench.Run(ctx, bench.Options{Quick: *quick, Binary: self, Out: e.Stdout, Progress: e.Stderr})
 }
 
 func runVersion(ctx context.Context, e Env, args []string) error {

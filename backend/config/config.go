@@ -36,7 +36,8 @@ type Config struct {
 	Aliases     memory.Aliases
 	AliasesRaw  string
 
-	LLM LLMConfig // HYATLAS_LLM_* and the extraction schedules
+	LLM    LLMConfig    // HYATLAS_LLM_* and the extraction schedules
+	Search SearchConfig // recall options
 
 	Embed EmbedConfig
 	// ModelsBase is HYATLAS_MODELS_BASE: where models are downloaded from
@@ -118,6 +119,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.LLM, err = loadLLM(getenv, warn); err != nil {
 		return Config{}, err
 	}
+	c.Search = loadSearch(getenv, warn)
 	if c.Embed, err = loadEmbed(getenv); err != nil {
 		return Config{}, err
 	}

@@ -133,7 +133,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	}
 	e.x = e.newExtraction(ctx, kr, opts.LLMHTTPClient)
 	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
-		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state}
+		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state, Graph: st}
 	if cfg.Mode.UsesLLM() {
 		e.x.queue = newExtractQueue()
 		deps.Enqueue = func(id string) { e.x.queue.push(id) }
@@ -143,6 +143,8 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		Extraction: memory.ExtractionConfig{Sync: cfg.ExtractSync(), DedupeScore: cfg.LLM.DedupeScore,
 			RelatedMin: relatedMin, Reconcile: cfg.LLM.Reconcile, EpisodeGap: cfg.LLM.EpisodeGap,
 			NowEvery: cfg.LLM.NowEvery, NowOff: cfg.LLM.NowOff, Location: time.Local},
+		Search: memory.SearchConfig{Recency: cfg.Search.Recency, UsageLearning: cfg.Search.UsageLearning,
+			MMRLambda: cfg.Search.MMRLambda, IntentionTTL: cfg.Search.IntentionTTL},
 	}, deps)
 	if err != nil {
 		return fail(err)

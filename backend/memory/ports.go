@@ -100,6 +100,8 @@ type ListFilter struct {
 	Category       string    // only rows of this category
 	CreatedFrom    time.Time // only rows created at or after (zero: no bound)
 	CreatedTo      time.Time // only rows created at or before (zero: no bound)
+	EventFrom      time.Time // only rows whose event time is at or after (zero: no bound)
+	EventTo        time.Time // only rows whose event time is before (zero: no bound)
 	Oldest         bool      // oldest first instead of newest first
 	Offset, Limit  int
 }
@@ -145,6 +147,8 @@ type Store interface {
 	Delete(ctx context.Context, f DeleteFilter) ([]string, error)
 	Vector(ctx context.Context, id string) (Vector, error)
 	History(ctx context.Context, id string) ([]HistoryEntry, error)
+	// ReplacedIDs gives, for each id, the rows retired in its favour.
+	ReplacedIDs(ctx context.Context, ids []string) (map[string][]string, error)
 	Stats(ctx context.Context) (StoreStats, error)
 	AddCounter(ctx context.Context, name string, delta int64) error
 	// ScanVectors calls fn for every live row that has a vector made by

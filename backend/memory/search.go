@@ -12,11 +12,9 @@ import (
 const (
 	DefaultSearchLimit = 5
 	MaxSearchLimit     = 100
-	// fetchFactor: each leg fetches this many times the limit, so fusion and
-	// de-duplication have room.
-	fetchFactor = 3
-	// rrfK is the reciprocal-rank-fusion constant.
-	rrfK = 60
+	// legDepth is how many candidates each leg brings at least; more
+	// when the limit is high.
+	legDepth = 40
 )
 
 // Reader picks the legs of a search.
@@ -54,7 +52,7 @@ type SearchInput struct {
 	AgentID   string
 	MinScore  *float64 // nil means the configured floor; 0 disables it
 	Reader    string
-	SessionID string
+	SessionID string // the caller's session: its own intentions rank first
 }
 
 // Hit is one recalled memory and why it ranked where it did.
@@ -64,15 +62,27 @@ type Hit struct {
 	// (0 when the memory has no vector), as in the public contract.
 	Score float64
 	Why   Why
+	// Replaced lists the ids of the versions this memory replaced.
+	Replaced []string
 }
 
-// Why explains a hit's rank: the parts that made its fused score.
+// Why explains a hit's rank: each part of its score. Keyword and vector
+// are the two legs; the others are added to (or, for strength, multiply)
+// their weighted sum, and Fused is the result the ranking used.
 type Why struct {
 	Vector      float64 `json:"vector"`                 // cosine similarity
 	VectorRank  int     `json:"vector_rank,omitempty"`  // 1-based rank in the vector leg, 0 if absent
 	Keyword     float64 `json:"keyword"`                // BM25 (higher is better)
 	KeywordRank int     `json:"keyword_rank,omitempty"` // 1-based rank in the keyword leg, 0 if absent
-	Fused       float64 `json:"fused"`                  // reciprocal-rank fusion score
+	Session     float64 `json:"session,omitempty"`      // its conversation holds a strong match
+	Date        float64 `json:"date,omitempty"`         // dated inside the window the query names
+	Entity      float64 `json:"entity,omitempty"`       // the query names its entity
+	Graph       float64 `json:"graph,omitempty"`        // linked to a strong match
+	Recency     float64 `json:"recency,omitempty"`      // newer among the candidates
+	Usage       float64 `json:"usage,omitempty"`        // replies used it before
+	Intention   float64 `json:"intention,omitempty"`    // an open intention of the caller's session
+	Strength    float64 `json:"strength"`               // the multiplier its strength gives
+	Fused       float64 `json:"fused"`                  // the final score
 }
 
 // SearchResult is a ranked, channelled answer. Hits is in rank order;
@@ -85,13 +95,17 @@ type SearchResult struct {
 	// Now is the newest Now page in scope (current focus and open loops),
 	// nil when there is none.
 	Now *Memory
+	// Gated says the relevance gate judged nothing relevant (or the
+	// query was trivial, such as "thanks"): Hits is empty on purpose.
+	Gated string
 }
 
-// Search recalls the memories most relevant to a query: vector and keyword
-// candidates over live rows of the owners in scope, vector hits under the
-// floor dropped, the two lists fused by reciprocal rank, exact-text
-// duplicates folded (a profile row wins over the fact it mirrors), cut to
-// the limit. Each step is a stage of searchPipeline.
+// Search recalls the memories most relevant to a query. Each step is a
+// stage of searchPipeline (search_stages.go): read the query (its kind,
+// the dates it names, whether it is trivial), embed it, gather candidates
+// from the vector and keyword legs (and the date window and named
+// entities), score them, add the boosts, demote near duplicates, pick a
+// diverse top (MMR), apply the relevance gate, and load the hits.
 func (s *Service) Search(ctx context.Context, in SearchInput) (SearchResult, error) {
 	emb := s.acquire()
 	defer emb.done()
@@ -100,15 +114,18 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchResult, err
 		return SearchResult{}, err
 	}
 	defer s.countSearch(ctx)
-	run := &searchRun{svc: s, emb: emb, q: q, timings: map[string]time.Duration{}}
+	run := &searchRun{svc: s, emb: emb, q: q, timings: map[string]time.Duration{}, byID: map[string]*candidate{}}
 	for _, st := range searchPipeline {
+		if run.gated != "" {
+			break
+		}
 		start := time.Now()
 		if err := st.run(ctx, run); err != nil {
 			return SearchResult{}, fmt.Errorf("search stage %s: %w", st.name, err)
 		}
 		run.timings[st.name] = time.Since(start)
 	}
-	res := SearchResult{Hits: run.hits, Channels: map[Channel][]Hit{}, Timings: run.timings}
+	res := SearchResult{Hits: run.hits, Channels: map[Channel][]Hit{}, Timings: run.timings, Gated: run.gated}
 	for _, h := range run.hits {
 		c := ChannelOf(h.Memory)
 		res.Channels[c] = append(res.Channels[c], h)
@@ -125,21 +142,26 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchResult, err
 	return res, nil
 }
 
-// searchQuery is a validated SearchInput.
+// searchQuery is a validated SearchInput and what was read from it.
 type searchQuery struct {
 	text     string
 	terms    []string
 	limit    int
 	layers   []Layer
 	scope    Scope
-	minScore float64
+	minScore float64 // the vector floor
+	zero     float64 // the cosine that counts as no similarity (the embedder's floor)
 	reader   Reader
+	session  string
+	kind     queryKind
+	window   DateWindow
+	dated    bool
 }
 
 // parseSearch validates a request; the floor defaults to the one of info,
 // the embedder the search will use.
 func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, error) {
-	q := searchQuery{text: strings.TrimSpace(in.Query)}
+	q := searchQuery{text: strings.TrimSpace(in.Query), session: strings.TrimSpace(in.SessionID)}
 	if q.text == "" {
 		return q, Errorf(EBADREQUEST, "query required")
 	}
@@ -157,6 +179,7 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 	if q.reader, err = ParseReader(in.Reader); err != nil {
 		return q, err
 	}
+	q.zero = info.MinScore
 	q.minScore = s.cfg.MinScore
 	if q.minScore < 0 {
 		q.minScore = info.MinScore
@@ -169,6 +192,11 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 		q.minScore = ms
 	}
 	q.scope = s.scope(in.UserIDs, in.AgentID)
-	q.terms = KeywordTerms(q.text)
+	keywordText := q.text
+	if w, rest, ok := ParseQueryDates(q.text, s.now(), s.cfg.Extraction.Location); ok {
+		q.window, q.dated, keywordText = w, true, rest
+	}
+	q.terms = KeywordTerms(keywordText)
+	q.kind = kindOf(q.text)
 	return q, nil
 }

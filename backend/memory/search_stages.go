@@ -10,64 +10,70 @@ import (
 
 // searchRun is the state one search carries through the pipeline.
 type searchRun struct {
-	svc     *Service
-	emb     *embedding // fixed for the whole search
-	q       searchQuery
-	vec     []float32
-	vecHits []VectorHit
-	kwHits  []KeywordHit
-	cands   []*candidate
-	hits    []Hit
-	timings map[string]time.Duration
+	svc      *Service
+	emb      *embedding // fixed for the whole search
+	q        searchQuery
+	vec      []float32
+	vecHits  []VectorHit
+	kwHits   []KeywordHit
+	cands    []*candidate
+	byID     map[string]*candidate
+	hits     []Hit
+	entities []string // lower-case names of the entity pages the query names
+	gated    string   // why the gate returned nothing
+	timings  map[string]time.Duration
 }
 
-// candidate is a memory found by at least one leg.
+// candidate is a memory found by a leg or a boost, with its row once
+// loaded and the parts of its score.
 type candidate struct {
 	id          string
+	row         Memory
+	loaded      bool
 	cosine      float64
 	hasCosine   bool
 	vectorRank  int
 	keyword     float64
 	keywordRank int
-	fused       float64
+	words       map[string]bool // its keyword terms, once wordsOf made them
+	why         Why
+	base        float64 // the weighted legs
+	score       float64 // base plus boosts, times strength
+	reason      bool    // found by the date window, an entity or the graph
 }
 
 // searchStage is one step of the recall pipeline. Stages run in order and
-// each reads and extends the run; a new ranking signal is a new stage.
+// each reads and extends the run; a stage that finds nothing relevant
+// sets run.gated and the pipeline stops with no hits.
 type searchStage struct {
 	name string
 	run  func(context.Context, *searchRun) error
 }
 
 var searchPipeline = []searchStage{
+	{"read", readQuery},
 	{"embed", embedQuery},
-	{"candidates", bothLegs},
-	{"fuse", fuseByRank},
+	{"candidates", gatherCandidates},
+	{"load", loadCandidates},
+	{"score", scoreLegs},
+	{"boost", applyBoosts},
+	{"intentions", filterIntentions},
+	{"rank", rankCandidates},
+	{"gate", relevanceGate},
+	{"diversify", diversify},
 	{"collect", collectHits},
 }
 
-// bothLegs runs the vector and keyword legs at once: they are independent,
-// and the keyword leg waits on SQLite while the vector leg computes.
-func bothLegs(ctx context.Context, r *searchRun) error {
-	var kwErr error
-	var kwTime time.Duration
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		start := time.Now()
-		kwErr = keywordCandidates(ctx, r)
-		kwTime = time.Since(start)
-	}()
-	start := time.Now()
-	vecErr := vectorCandidates(ctx, r)
-	vecTime := time.Since(start)
-	<-done
-	r.timings["vector"], r.timings["keyword"] = vecTime, kwTime
-	return errors.Join(vecErr, kwErr)
+// readQuery stops trivial prompts before any work.
+func readQuery(_ context.Context, r *searchRun) error {
+	if why := trivial(r.q.text); why != "" {
+		r.gated = "the query is " + why
+	}
+	return nil
 }
 
 func embedQuery(ctx context.Context, r *searchRun) error {
-	if r.q.reader == ReaderKeyword && len(r.q.terms) == 0 {
+	if r.q.reader == ReaderKeyword {
 		return nil
 	}
 	v, err := embedWith(ctx, r.emb.embedder, r.q.text, PurposeQuery)
@@ -78,31 +84,76 @@ func embedQuery(ctx context.Context, r *searchRun) error {
 	return nil
 }
 
-// vectorCandidates takes the nearest live rows in scope and drops those
-// under the floor before they can take part in fusion.
-func vectorCandidates(ctx context.Context, r *searchRun) error {
+// candidate returns the candidate for id, adding it.
+func (r *searchRun) candidate(id string) *candidate {
+	c, ok := r.byID[id]
+	if !ok {
+		c = &candidate{id: id}
+		r.byID[id] = c
+		r.cands = append(r.cands, c)
+	}
+	return c
+}
+
+// depth is how many candidates each source brings.
+func (r *searchRun) depth() int { return max(legDepth, 3*r.q.limit) }
+
+// gatherCandidates runs the two legs at once (the keyword leg waits on
+// SQLite while the vector leg computes), then adds the rows dated inside
+// a window the query names and the entity pages it names.
+func gatherCandidates(ctx context.Context, r *searchRun) error {
+	var kwErr error
+	var kwTime time.Duration
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		kwErr = keywordLeg(ctx, r)
+		kwTime = time.Since(start)
+	}()
+	start := time.Now()
+	vecErr := vectorLeg(ctx, r)
+	r.timings["vector"] = time.Since(start)
+	<-done
+	r.timings["keyword"] = kwTime
+	if err := errors.Join(vecErr, kwErr); err != nil {
+		return err
+	}
+	for i, h := range r.vecHits {
+		c := r.candidate(h.ID)
+		c.cosine, c.hasCosine, c.vectorRank = h.Score, true, i+1
+	}
+	for i, h := range r.kwHits {
+		c := r.candidate(h.ID)
+		c.keyword, c.keywordRank = h.Score, i+1
+	}
+	if err := dateCandidates(ctx, r); err != nil {
+		return err
+	}
+	return entityCandidates(ctx, r)
+}
+
+// vectorLeg takes the nearest live rows in scope. The floor is applied
+// by the gate, not here: a weak cosine still tells the score something.
+func vectorLeg(ctx context.Context, r *searchRun) error {
 	if r.q.reader == ReaderKeyword || r.vec == nil {
 		return nil
 	}
-	hits, err := r.emb.index.Search(ctx, r.vec, r.q.limit*fetchFactor, VectorFilter{Layers: r.q.layers, Scope: r.q.scope})
+	hits, err := r.emb.index.Search(ctx, r.vec, r.depth(), VectorFilter{Layers: r.q.layers, Scope: r.q.scope})
 	if err != nil {
 		return fmt.Errorf("vector index: %w", err)
 	}
-	for _, h := range hits {
-		if h.Score >= r.q.minScore {
-			r.vecHits = append(r.vecHits, h)
-		}
-	}
+	r.vecHits = hits
 	return nil
 }
 
-// keywordCandidates runs the stemmed full-text leg.
-func keywordCandidates(ctx context.Context, r *searchRun) error {
+// keywordLeg runs the stemmed full-text leg.
+func keywordLeg(ctx context.Context, r *searchRun) error {
 	if r.q.reader == ReaderVector || len(r.q.terms) == 0 {
 		return nil
 	}
 	hits, err := r.svc.store.Keyword(ctx, KeywordQuery{
-		Terms: r.q.terms, Layers: r.q.layers, Scope: r.q.scope, Limit: r.q.limit * fetchFactor,
+		Terms: r.q.terms, Layers: r.q.layers, Scope: r.q.scope, Limit: r.depth(),
 	})
 	if err != nil {
 		return fmt.Errorf("keyword index: %w", err)
@@ -111,85 +162,61 @@ func keywordCandidates(ctx context.Context, r *searchRun) error {
 	return nil
 }
 
-// fuseByRank merges the two legs by reciprocal rank (k = 60): each list a
-// memory appears in adds 1/(60 + rank). Ties go to the higher cosine.
-func fuseByRank(_ context.Context, r *searchRun) error {
-	byID := map[string]*candidate{}
-	get := func(id string) *candidate {
-		c, ok := byID[id]
-		if !ok {
-			c = &candidate{id: id}
-			byID[id] = c
-			r.cands = append(r.cands, c)
+// loadCandidates reads every candidate's row (one query) and drops those
+// retired, deleted or out of scope since the legs answered. It fills in
+// the cosine of rows only the keyword leg found.
+func loadCandidates(ctx context.Context, r *searchRun) error {
+	ids := make([]string, 0, len(r.cands))
+	for _, c := range r.cands {
+		if !c.loaded {
+			ids = append(ids, c.id)
 		}
-		return c
 	}
-	for i, h := range r.vecHits {
-		c := get(h.ID)
-		c.cosine, c.hasCosine, c.vectorRank = h.Score, true, i+1
-		c.fused += 1.0 / float64(rrfK+i+1)
+	rows, err := r.svc.store.GetMany(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("load rows: %w", err)
 	}
-	for i, h := range r.kwHits {
-		c := get(h.ID)
-		c.keyword, c.keywordRank = h.Score, i+1
-		c.fused += 1.0 / float64(rrfK+i+1)
+	kept := r.cands[:0]
+	for _, c := range r.cands {
+		if !c.loaded {
+			m, ok := rows[c.id]
+			if !ok || !m.Live() || !r.q.scope.Covers(m.Owner) || isNowPage(m) {
+				delete(r.byID, c.id)
+				continue // the Now page is the answer's own field, not a hit
+			}
+			c.row, c.loaded = m, true
+		}
 		if !c.hasCosine && r.vec != nil {
-			if v, ok := r.emb.index.Vector(h.ID); ok {
+			if v, ok := r.emb.index.Vector(c.id); ok {
 				c.cosine, c.hasCosine = dot(r.vec, v), true
 			}
 		}
+		kept = append(kept, c)
 	}
-	sort.SliceStable(r.cands, func(i, j int) bool {
-		a, b := r.cands[i], r.cands[j]
-		if a.fused != b.fused {
-			return a.fused > b.fused
-		}
-		return a.cosine > b.cosine
-	})
+	r.cands = kept
 	return nil
 }
 
-// collectHits reads candidates from the store in rank order, a few at a
-// time, until it has the limit: a row retired, deleted or out of scope
-// since the legs answered is skipped, and texts equal but for case and
-// spacing are folded into one hit (a profile row wins over the fact it
-// mirrors).
-func collectHits(ctx context.Context, r *searchRun) error {
-	seen := map[string]int{}
-	batch := max(2*r.q.limit, 10)
-	for start := 0; start < len(r.cands) && len(r.hits) < r.q.limit; start += batch {
-		cands := r.cands[start:min(start+batch, len(r.cands))]
-		ids := make([]string, len(cands))
-		for i, c := range cands {
-			ids[i] = c.id
-		}
-		rows, err := r.svc.store.GetMany(ctx, ids)
-		if err != nil {
-			return fmt.Errorf("load rows: %w", err)
-		}
-		for _, c := range cands {
-			m, ok := rows[c.id]
-			if !ok || !m.Live() || !r.q.scope.Covers(m.Owner) || isNowPage(m) {
-				continue // the Now page is the answer's own field, not a hit
-			}
-			h := Hit{Memory: m, Score: c.cosine, Why: Why{
-				Vector: c.cosine, VectorRank: c.vectorRank,
-				Keyword: c.keyword, KeywordRank: c.keywordRank, Fused: c.fused,
-			}}
-			key := NormalizeText(m.Content)
-			if i, dup := seen[key]; dup {
-				if m.Layer == LayerProfile && r.hits[i].Memory.Layer != LayerProfile {
-					r.hits[i] = h
-				}
-				continue
-			}
-			seen[key] = len(r.hits)
-			r.hits = append(r.hits, h)
+// wordsOf returns c's keyword terms, making them on first use.
+func wordsOf(c *candidate) map[string]bool {
+	if c.words == nil {
+		c.words = map[string]bool{}
+		for _, t := range KeywordTerms(c.row.Content) {
+			c.words[t] = true
 		}
 	}
-	if len(r.hits) > r.q.limit {
-		r.hits = r.hits[:r.q.limit]
-	}
+	return c.words
+}
+
+// rankCandidates orders candidates by score; ties go to the higher cosine.
+func rankCandidates(_ context.Context, r *searchRun) error {
+	sort.SliceStable(r.cands, func(i, j int) bool {
+		a, b := r.cands[i], r.cands[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return a.cosine > b.cosine
+	})
 	return nil
 }
 

@@ -38,8 +38,13 @@ func TestSearch_Explains(t *testing.T) {
 	if res.Hits[0].Memory.ID != m.ID || w.VectorRank != 1 || w.KeywordRank != 1 || w.Vector <= 0 || w.Keyword <= 0 {
 		t.Errorf("why = %+v", w)
 	}
-	if want := 2.0 / 61; w.Fused < want-1e-9 || w.Fused > want+1e-9 {
-		t.Errorf("fused = %v, want 2/61 (reciprocal rank, k=60)", w.Fused)
+	// The best keyword match counts 1, the cosine 0.5 × (cos − floor)/(1 −
+	// floor) (the hash embedder's floor is 0.25); the session part lends
+	// 0.6 × the best base of its conversation (here its own); strength 0.5
+	// multiplies by 1.
+	base := 1 + 0.5*(w.Vector-0.25)/0.75
+	if want := base + w.Session; w.Session != 0.6*base || w.Strength != 1 || w.Fused < want-1e-9 || w.Fused > want+1e-9 {
+		t.Errorf("why = %+v, want fused %v", w, want)
 	}
 	if res.Hits[0].Score != w.Vector {
 		t.Errorf("score %v is not the cosine %v", res.Hits[0].Score, w.Vector)

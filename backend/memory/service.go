@@ -21,6 +21,23 @@ type Config struct {
 	Admin bool
 	// Extraction tunes extraction (pro and ultra).
 	Extraction ExtractionConfig
+	// Search tunes recall.
+	Search SearchConfig
+}
+
+// SearchConfig tunes recall. The zero value turns every option off.
+type SearchConfig struct {
+	// Recency lets newer memories win close calls (HYATLAS_RECENCY, on).
+	Recency bool
+	// UsageLearning lets memories replies used rank higher
+	// (HYATLAS_USAGE_LEARNING, on).
+	UsageLearning bool
+	// MMRLambda is the relevance weight of the diversity pass
+	// (HYATLAS_MMR_LAMBDA, 0.75); 0 or 1 turns it off.
+	MMRLambda float64
+	// IntentionTTL hides undated intentions older than this
+	// (HYATLAS_INTENTION_TTL, 168h; 0 keeps them all).
+	IntentionTTL time.Duration
 }
 
 // ExtractionConfig tunes extraction. Zero durations disable what they time.
@@ -66,6 +83,9 @@ type Deps struct {
 	// Enqueue hands a raw row to the extraction workers (asynchronous
 	// extraction); nil leaves it to the catch-up loop.
 	Enqueue func(id string)
+	// Graph gives related memories for graph-assisted recall; nil turns
+	// that stage off.
+	Graph GraphReader
 }
 
 // Service implements write, recall, retire, restore and curation over a
@@ -90,6 +110,7 @@ type Service struct {
 	xstore    ExtractionStore
 	llmState  func() LLMState
 	enqueue   func(id string)
+	graph     GraphReader
 	// extracting holds the ids being extracted (each is done once);
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// owners whose Now page is out of date.
@@ -130,7 +151,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		cfg.Extraction.Location = time.Local
 	}
 	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now, extractor: d.Extractor,
-		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue}
+		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
 	return s, nil
 }

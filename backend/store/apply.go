@@ -164,6 +164,33 @@ func (s *Store) Linked(ctx context.Context, id string) ([]string, error) {
 	return ids, nil
 }
 
+// Neighbours returns, for each of ids, the ids linked to it (either end):
+// the graph search lends scores along.
+func (s *Store) Neighbours(ctx context.Context, ids []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	ph := placeholders(len(ids))
+	args := make([]any, 0, 2*len(ids))
+	for range 2 {
+		for _, id := range ids {
+			args = append(args, id)
+		}
+	}
+	err := s.query(ctx, `SELECT a, b FROM links WHERE a IN (`+ph+`) UNION SELECT b, a FROM links WHERE b IN (`+ph+`)`,
+		args, func(r *sql.Rows) error {
+			var from, to string
+			err := r.Scan(&from, &to)
+			out[from] = append(out[from], to)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("read links: %w", err)
+	}
+	return out, nil
+}
+
 // AddEgress records one call to an LLM endpoint.
 func (s *Store) AddEgress(ctx context.Context, c memory.EgressCall) error {
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {

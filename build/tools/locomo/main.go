@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -52,6 +53,9 @@ func main() {
 	ortLib := flag.String("ort", os.Getenv("HYATLAS_ORT_LIB"), "ONNX Runtime library")
 	label := flag.String("label", "", "row label")
 	calibrate := flag.Bool("calibrate", false, "print the cosine distributions that set the vector floor")
+	mmr := flag.Float64("mmr", 0.75, "MMR lambda (1: off)")
+	recency := flag.Bool("recency", true, "recency boost")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the searches")
 	flag.Parse()
 
 	ctx := context.Background()
@@ -76,7 +80,8 @@ func main() {
 	defer st.Close()
 	info := emb.Info()
 	ix := vector.New(info.Dims)
-	svc, err := memory.NewService(memory.Config{Mode: memory.ModeLite, MinScore: *minScore},
+	svc, err := memory.NewService(memory.Config{Mode: memory.ModeLite, MinScore: *minScore,
+		Search: memory.SearchConfig{Recency: *recency, UsageLearning: true, MMRLambda: *mmr}},
 		memory.Deps{Store: st, Index: ix, Embedder: emb})
 	if err != nil {
 		log.Fatal(err)
@@ -110,6 +115,14 @@ func main() {
 	if *calibrate {
 		calibrateFloor(ctx, emb, ix, samples, idOf)
 		return
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
 	}
 	ks := []int{1, 5, 10, 20}
 	sum := map[int]float64{}

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"hyatlas/backend/bench"
+)
+
+// runBench runs `hyatlas bench`: with no subcommand, the performance
+// targets table; `bench recall` and `bench search` run the recall and the
+// search benches. All of them work on temporary data.
+func runBench(ctx context.Context, e Env, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "recall":
+			return runBenchRecall(ctx, e, args[1:])
+		case "search":
+			return runBenchSearch(ctx, e, args[1:])
+		}
+	}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	quick := fs.Bool("quick", false, "small sizes, for a smoke run")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this executable: %w", err)
+	}
+	return bench.Run(ctx, bench.Options{Quick: *quick, Binary: self, Out: e.Stdout, Progress: e.Stderr})
+}
+
+// runBenchRecall runs `hyatlas bench recall`: recall on the LoCoMo
+// conversations. Without the data file it says where to get it and
+// succeeds (skipped).
+func runBenchRecall(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("bench recall", flag.ContinueOnError)
+	data := fs.String("locomo", "", "the LoCoMo data file (locomo10.json)")
+	embedder := fs.String("embed", "glove", "embedder: glove or hash")
+	convs := fs.Int("conversations", 0, "only the first N conversations (0: all)")
+	questions := fs.Int("questions", 0, "only the first N questions of each conversation (0: all)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	if *embedder != "glove" && *embedder != "hash" {
+		return usageError{fmt.Sprintf("bench recall: --embed must be glove or hash, not %q", *embedder)}
+	}
+	if *convs < 0 || *questions < 0 {
+		return usageError{"bench recall: --conversations and --questions must not be negative"}
+	}
+	return bench.RunRecall(ctx, bench.RecallOptions{Data: *data, Embed: *embedder, Conversations: *convs,
+		Questions: *questions, JSON: *asJSON, Out: e.Stdout, Progress: e.Stderr})
+}
+
+// runBenchSearch runs `hyatlas bench search`: search latency on synthetic
+// stores of the sizes given with --n (repeatable, or comma-separated).
+func runBenchSearch(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("bench search", flag.ContinueOnError)
+	var sizes sizeList
+	fs.Var(&sizes, "n", "store size in memories (repeatable or comma-separated; default 10000,100000)")
+	embedder := fs.String("embed", "", "embedder: glove or hash (default: glove when ONNX Runtime loads, else hash)")
+	queries := fs.Int("queries", 300, "timed queries per size")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	if *embedder != "" && *embedder != "glove" && *embedder != "hash" {
+		return usageError{fmt.Sprintf("bench search: --embed must be glove or hash, not %q", *embedder)}
+	}
+	if *queries <= 0 {
+		return usageError{"bench search: --queries must be positive"}
+	}
+	return bench.RunSearch(ctx, bench.SearchOptions{Sizes: sizes, Embed: *embedder, Queries: *queries,
+		JSON: *asJSON, Out: e.Stdout, Progress: e.Stderr})
+}
+
+// sizeList is a repeatable flag of positive counts; each value may be a
+// comma-separated list.
+type sizeList []int
+
+func (s *sizeList) String() string {
+	parts := make([]string, len(*s))
+	for i, n := range *s {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (s *sizeList) Set(v string) error {
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%q is not a positive count", f)
+		}
+		*s = append(*s, n)
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+package memory
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// qdTestClock is Wednesday 2026-11-25 15:00 in Paris (or CET when the
+// system has no tzdata).
+func qdTestClock(t *testing.T) (time.Time, *time.Location) {
+	t.Helper()
+	loc, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		loc = time.FixedZone("CET", 3600)
+	}
+	return time.Date(2026, 11, 25, 15, 0, 0, 0, loc), loc
+}
+
+type qdCase struct {
+	q        string
+	ok       bool
+	from, to string // local days, 2006-01-02
+	rest     string
+}
+
+// qdNo is a query that names no date; rest is the query itself.
+func qdNo(q string) qdCase { return qdCase{q: q, rest: q} }
+
+var qdCases = []qdCase{
+	// named days
+	{"today", true, "2026-11-25", "2026-11-26", ""},
+	{"what did I do yesterday?", true, "2026-11-24", "2026-11-25", "what did I do?"},
+	{"Tomorrow's plan", true, "2026-11-26", "2026-11-27", "plan"},
+	{"notes from the day before yesterday", true, "2026-11-23", "2026-11-24", "notes"},
+	{"TODAY", true, "2026-11-25", "2026-11-26", ""},
+	// N units ago
+	{"3 days ago", true, "2026-11-22", "2026-11-23", ""},
+	{"a couple of days ago", true, "2026-11-23", "2026-11-24", ""},
+	{"two weeks ago", true, "2026-11-09", "2026-11-16", ""},
+	{"a week ago", true, "2026-11-16", "2026-11-23", ""},
+	{"a month ago", true, "2026-10-01", "2026-11-01", ""},
+	{"3 months ago", true, "2026-08-01", "2026-09-01", ""},
+	{"twelve months ago", true, "2025-11-01", "2025-12-01", ""},
+	{"5 years ago", true, "2021-01-01", "2022-01-01", ""},
+	// calendar periods
+	{"last week", true, "2026-11-16", "2026-11-23", ""},
+	{"this week", true, "2026-11-23", "2026-11-30", ""},
+	{"next week", true, "2026-11-30", "2026-12-07", ""},
+	{"last month", true, "2026-10-01", "2026-11-01", ""},
+	{"next month", true, "2026-12-01", "2027-01-01", ""},
+	{"this year", true, "2026-01-01", "2027-01-01", ""},
+	{"last year's budget", true, "2025-01-01", "2026-01-01", "budget"},
+	{"earlier this week", true, "2026-11-23", "2026-11-26", ""},
+	{"earlier this month", true, "2026-11-01", "2026-11-26", ""},
+	{"later this week", true, "2026-11-25", "2026-11-30", ""},
+	{"last weekend", true, "2026-11-21", "2026-11-23", ""},
+	{"over the weekend", true, "2026-11-21", "2026-11-23", ""},
+	// rolling windows ending with today
+	{"past week", true, "2026-11-18", "2026-11-26", ""},
+	{"the past 3 days", true, "2026-11-22", "2026-11-26", ""},
+	{"in the last 10 days", true, "2026-11-15", "2026-11-26", ""},
+	{"the last 2 weeks", true, "2026-11-11", "2026-11-26", ""},
+	{"over the past month", true, "2026-10-25", "2026-11-26", ""},
+	{"the past few days", true, "2026-11-22", "2026-11-26", ""},
+	// weekdays
+	{"on Monday", true, "2026-11-23", "2026-11-24", ""},
+	{"Friday", true, "2026-11-20", "2026-11-21", ""},
+	{"Wednesday", true, "2026-11-18", "2026-11-19", ""},
+	{"last Monday", true, "2026-11-23", "2026-11-24", ""},
+	{"this Friday", true, "2026-11-27", "2026-11-28", ""},
+	{"next Monday", true, "2026-11-30", "2026-12-01", ""},
+	{"sunday-school notes", true, "2026-11-22", "2026-11-23", "school notes"},
+	// since
+	{"since Monday", true, "2026-11-23", "2026-11-26", ""},
+	{"since March", true, "2026-03-01", "2026-11-26", ""},
+	{"since 2023-05-01", true, "2023-05-01", "2026-11-26", ""},
+	{"since last week", true, "2026-11-16", "2026-11-26", ""},
+	// months
+	{"in March", true, "2026-03-01", "2026-04-01", ""},
+	{"in December", true, "2025-12-01", "2026-01-01", ""},
+	{"October", true, "2026-10-01", "2026-11-01", ""},
+	{"March 2023", true, "2023-03-01", "2023-04-01", ""},
+	{"in March of 2023", true, "2023-03-01", "2023-04-01", ""},
+	{"last March", true, "2026-03-01", "2026-04-01", ""},
+	{"last November", true, "2025-11-01", "2025-12-01", ""},
+	{"next March", true, "2027-03-01", "2027-04-01", ""},
+	{"what shipped in may", true, "2026-05-01", "2026-06-01", "what shipped"},
+	// years
+	{"in 2023", true, "2023-01-01", "2024-01-01", ""},
+	{"the 2023 roadmap", true, "2023-01-01", "2024-01-01", "the roadmap"},
+	{"notes (2023)", true, "2023-01-01", "2024-01-01", "notes"},
+	// specific days
+	{"2023-05", true, "2023-05-01", "2023-06-01", ""},
+	{"2023-05-07", true, "2023-05-07", "2023-05-08", ""},
+	{"May 7", true, "2026-05-07", "2026-05-08", ""},
+	{"7 May", true, "2026-05-07", "2026-05-08", ""},
+	{"May 7th", true, "2026-05-07", "2026-05-08", ""},
+	{"May 7, 2023", true, "2023-05-07", "2023-05-08", ""},
+	{"7 May 2023", true, "2023-05-07", "2023-05-08", ""},
+	{"5/7/2023", true, "2023-05-07", "2023-05-08", ""},
+	{"25/12/2023", true, "2023-12-25", "2023-12-26", ""},
+	{"Dec 25", true, "2025-12-25", "2025-12-26", ""},
+	{"Nov 25", true, "2026-11-25", "2026-11-26", ""},
+	{"Feb 29", true, "2024-02-29", "2024-03-01", ""},
+	{"the 7th of May", true, "2026-05-07", "2026-05-08", ""},
+	// ranges
+	{"between May 1 and May 10", true, "2026-05-01", "2026-05-11", ""},
+	{"from 2020 to 2022", true, "2020-01-01", "2023-01-01", ""},
+	{"between 2022 and 2020", true, "2020-01-01", "2023-01-01", ""},
+	// DST: Paris leaves summer time on 2026-10-25
+	{"2026-10-25", true, "2026-10-25", "2026-10-26", ""},
+	{"from October 20 to October 30", true, "2026-10-20", "2026-10-31", ""},
+	// rest tidying and reading order
+	{"yesterday, what happened?", true, "2026-11-24", "2026-11-25", "what happened?"},
+	{"what happened (yesterday) with Bob", true, "2026-11-24", "2026-11-25", "what happened with Bob"},
+	{"deploy   notes  from   last week  please", true, "2026-11-16", "2026-11-23", "deploy notes please"},
+	{"What did Alice say on Monday about the API?", true, "2026-11-23", "2026-11-24", "What did Alice say about the API?"},
+	{"In March, we shipped", true, "2026-03-01", "2026-04-01", "we shipped"},
+	{"yesterday and last week", true, "2026-11-24", "2026-11-25", "and last week"},
+	{"meeting on 2023/05/07, notes", true, "2023-05-07", "2023-05-08", "meeting, notes"},
+	// not dates
+	qdNo("I may come"),
+	qdNo("march on"),
+	qdNo("the march of time"),
+	qdNo("version 2023.1"),
+	qdNo("PR #2023"),
+	qdNo("PR 2023x"),
+	qdNo("v2023"),
+	qdNo("10,2023"),
+	qdNo("call me at 10"),
+	qdNo("the 90s"),
+	qdNo("mayday parade"),
+	qdNo("marching band"),
+	qdNo("monday2 build"),
+	qdNo("2023-13-01"),
+	qdNo("0 days ago"),
+	qdNo("May I ask"),
+	qdNo(""),
+}
+
+func TestParseQueryDates(t *testing.T) {
+	now, loc := qdTestClock(t)
+	day := func(s string) time.Time {
+		d, err := time.ParseInLocation("2006-01-02", s, loc)
+		if err != nil {
+			t.Fatalf("bad case day %q: %v", s, err)
+		}
+		return d.UTC()
+	}
+	if len(qdCases) < 60 {
+		t.Fatalf("only %d cases", len(qdCases))
+	}
+	for _, c := range qdCases {
+		w, rest, ok := ParseQueryDates(c.q, now, loc)
+		if ok != c.ok || rest != c.rest {
+			t.Errorf("%q: ok=%v rest=%q, want ok=%v rest=%q (phrase %q)", c.q, ok, rest, c.ok, c.rest, w.Phrase)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if !w.From.Equal(day(c.from)) || !w.To.Equal(day(c.to)) {
+			t.Errorf("%q: [%s, %s), want [%s, %s)", c.q, w.From.In(loc), w.To.In(loc), c.from, c.to)
+		}
+		if w.From.Location() != time.UTC || w.To.Location() != time.UTC {
+			t.Errorf("%q: window not in UTC", c.q)
+		}
+		if !strings.Contains(c.q, w.Phrase) || w.Phrase == "" {
+			t.Errorf("%q: phrase %q is not part of the query", c.q, w.Phrase)
+		}
+	}
+}
+
+func TestParseQueryDates_Phrase(t *testing.T) {
+	now, loc := qdTestClock(t)
+	for q, want := range map[string]string{
+		"What did we decide in March of 2023?": "in March of 2023",
+		"Yesterday's standup":                  "Yesterday's",
+		"since 2023-05-01 only":                "since 2023-05-01",
+		"the day before yesterday":             "the day before yesterday",
+		"yesterday and last week":              "yesterday",
+	} {
+		if w, _, ok := ParseQueryDates(q, now, loc); !ok || w.Phrase != want {
+			t.Errorf("%q: phrase %q ok=%v, want %q", q, w.Phrase, ok, want)
+		}
+	}
+}
+
+// TestParseQueryDates_DST checks windows across the late-October change:
+// both edges are local midnights and October lasts 31 days plus the hour
+// the clocks went back.
+func TestParseQueryDates_DST(t *testing.T) {
+	now, loc := qdTestClock(t)
+	for q, days := range map[string]int{"last month": 31, "2026-10-25": 1, "from October 20 to October 30": 11} {
+		w, _, ok := ParseQueryDates(q, now, loc)
+		if !ok {
+			t.Fatalf("%q: no window", q)
+		}
+		from, to := w.From.In(loc), w.To.In(loc)
+		if from.Hour() != 0 || from.Minute() != 0 || to.Hour() != 0 || to.Minute() != 0 {
+			t.Errorf("%q: edges %s, %s are not local midnights", q, from, to)
+		}
+		_, offFrom := from.Zone()
+		_, offTo := to.Zone()
+		want := time.Duration(days)*24*time.Hour + time.Duration(offFrom-offTo)*time.Second
+		if got := w.To.Sub(w.From); got != want {
+			t.Errorf("%q: lasts %s, want %s", q, got, want)
+		}
+	}
+	if loc.String() == "Europe/Paris" {
+		w, _, _ := ParseQueryDates("last month", now, loc)
+		if w.From != time.Date(2026, 9, 30, 22, 0, 0, 0, time.UTC) || w.To != time.Date(2026, 10, 31, 23, 0, 0, 0, time.UTC) {
+			t.Errorf("last month in Paris: [%s, %s)", w.From, w.To)
+		}
+	}
+}
+
+// TestParseQueryDates_WindowsAreOrdered checks From < To for every case, at
+// several clocks (each weekday, month ends, a leap day) and zones.
+func TestParseQueryDates_WindowsAreOrdered(t *testing.T) {
+	_, paris := qdTestClock(t)
+	zones := []*time.Location{paris, time.UTC, time.FixedZone("X", -11*3600), nil}
+	clocks := []time.Time{time.Date(2024, 2, 29, 23, 59, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for d := 0; d < 7; d++ {
+		clocks = append(clocks, time.Date(2026, 3, 28+d, 12, 0, 0, 0, time.UTC))
+	}
+	for _, loc := range zones {
+		for _, now := range clocks {
+			for _, c := range qdCases {
+				if w, _, ok := ParseQueryDates(c.q, now, loc); ok && !w.From.Before(w.To) {
+					t.Errorf("%q at %s: From %s not before To %s", c.q, now, w.From, w.To)
+				}
+			}
+		}
+	}
+}
+
+// qdVocabulary feeds the random queries of TestParseQueryDates_NoPanic.
+var qdVocabulary = strings.Fields(`today yesterday tomorrow the day before after ago a an couple of few
+	one two twelve 0 1 7 31 32 99 2023 1899 2101 99999999999 days day week weeks month months year years
+	last past this next previous earlier later in on since between and from to until through weekend
+	monday Sunday may March sept dec february 7th 2nd 31st , . - / # ( ) ' 's ? : 2023-05-07 2023-02-30
+	5/7/2023 13/13/2023 2023-05 v2023 2023x mayday x _ é 𝟚 ` + "\xff")
+
+func TestParseQueryDates_NoPanic(t *testing.T) {
+	now, loc := qdTestClock(t)
+	rng := rand.New(rand.NewPCG(2026, 11))
+	for n := 0; n < 500; n++ {
+		var b strings.Builder
+		for k := rng.IntN(9); k >= 0; k-- {
+			if rng.IntN(4) > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(qdVocabulary[rng.IntN(len(qdVocabulary))])
+		}
+		q := b.String()
+		w, rest, ok := ParseQueryDates(q, now, loc)
+		if ok && !w.From.Before(w.To) {
+			t.Errorf("%q: From %s not before To %s", q, w.From, w.To)
+		}
+		if !ok && rest != q {
+			t.Errorf("%q: no date but rest %q", q, rest)
+		}
+		ParseQueryDates(q, time.Time{}, nil)
+	}
+}

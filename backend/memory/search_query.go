@@ -1,0 +1,100 @@
+package memory
+
+import (
+	"strings"
+	"unicode"
+)
+
+// queryKind says how a query is best answered; it sets the legs' weights.
+type queryKind int
+
+// Query kinds.
+const (
+	// kindNatural: words and questions; both legs count.
+	kindNatural queryKind = iota
+	// kindIdentifier: a code, a path, a version, quoted words: exact
+	// tokens matter more than meaning, so the keyword leg leads.
+	kindIdentifier
+)
+
+// legWeights are the weights of the keyword and vector legs for a kind.
+// Natural queries were tuned on LoCoMo (see the README's recall table).
+func legWeights(k queryKind) (keyword, vector float64) {
+	if k == kindIdentifier {
+		return 1, 0.25
+	}
+	return 1, 0.5
+}
+
+// kindOf classifies a query: quoted text, or a token mixing letters with
+// digits, underscores, slashes, dots or inner capitals (Foo_bar,
+// v1.2.3, src/main.go, getUser, PR#123) makes it an identifier query.
+func kindOf(q string) queryKind {
+	if strings.Count(q, `"`) >= 2 || strings.Count(q, "`") >= 2 {
+		return kindIdentifier
+	}
+	for _, tok := range strings.Fields(q) {
+		tok = strings.Trim(tok, ".,;:!?()[]{}'\"")
+		if looksLikeIdentifier(tok) {
+			return kindIdentifier
+		}
+	}
+	return kindNatural
+}
+
+func looksLikeIdentifier(tok string) bool {
+	var letters, digits, marks, innerUpper int
+	runes := []rune(tok)
+	for i, r := range runes {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+			if i > 0 && unicode.IsUpper(r) && unicode.IsLower(runes[i-1]) {
+				innerUpper++
+			}
+		case unicode.IsDigit(r):
+			digits++
+		case strings.ContainsRune("_/.#:-", r):
+			if i > 0 && i < len(runes)-1 {
+				marks++
+			}
+		}
+	}
+	switch {
+	case letters == 0:
+		return false
+	case digits > 0 && (letters > 0):
+		return true
+	case innerUpper > 0:
+		return true
+	default:
+		return marks > 0 && strings.ContainsAny(tok, "_/#:") || strings.Count(tok, ".") >= 2
+	}
+}
+
+// trivialQueries are prompts that ask nothing of memory.
+var trivialQueries = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range strings.Split(`ok|okay|k|yes|yeah|yep|no|nope|thanks|thank you|thx|ty|cool|great|nice|
+		hi|hello|hey|bye|good night|good morning|sure|fine|done|continue|go on|go ahead|lol|hmm|ah|oh|wow|got it|
+		sounds good|perfect|awesome|alright|all right|ok thanks|okay thanks|thanks a lot|thank you so much`, "|") {
+		m[strings.TrimSpace(s)] = true
+	}
+	return m
+}()
+
+// trivial reports why a query asks nothing of memory ("" when it does):
+// an acknowledgement ("ok", "thanks"), a slash command, or no word at all.
+func trivial(q string) string {
+	if strings.HasPrefix(q, "/") {
+		return "a slash command"
+	}
+	norm := strings.Join(strings.FieldsFunc(strings.ToLower(q), notWordRune), " ")
+	if norm == "" {
+		return "no words"
+	}
+	if trivialQueries[norm] {
+		return "an acknowledgement"
+	}
+	return ""
+}

@@ -1,0 +1,197 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Selection constants.
+const (
+	// nearDuplicate is the share of shared words (Jaccard of the keyword
+	// terms) above which a lower-ranked memory is a near copy of a higher
+	// one and is demoted (halved). Words, not cosines: bag-of-words
+	// embedders give unrelated short texts cosines above 0.95.
+	nearDuplicate = 0.8
+	// gateCoverage is the share of the query's terms a keyword match must
+	// hold to count as evidence on its own.
+	gateCoverage = 0.0
+	// intentionGrace keeps a dated intention this long after it is due.
+	intentionGrace = 24 * time.Hour
+)
+
+// filterIntentions drops intentions that are no longer current: an
+// undated one older than HYATLAS_INTENTION_TTL, a dated one a day after
+// it was due.
+func filterIntentions(_ context.Context, r *searchRun) error {
+	now := r.svc.now()
+	ttl := r.svc.cfg.Search.IntentionTTL
+	kept := r.cands[:0]
+	for _, c := range r.cands {
+		if c.row.Layer == LayerIntention {
+			switch {
+			case !c.row.DueAt.IsZero() && now.After(c.row.DueAt.Add(intentionGrace)):
+				continue
+			case c.row.DueAt.IsZero() && ttl > 0 && now.Sub(c.row.CreatedAt) > ttl:
+				continue
+			}
+		}
+		kept = append(kept, c)
+	}
+	r.cands = kept
+	return nil
+}
+
+// evidence reports whether a candidate is relevant on its own: a cosine
+// at or above the floor, a keyword match holding enough of the query's
+// terms (any match when the query has one or two), or a reason of its own
+// (the date window, a named entity, a link to a strong match).
+func (r *searchRun) evidence(c *candidate) bool {
+	switch {
+	case c.reason:
+		return true
+	case c.hasCosine && r.q.minScore > 0 && c.cosine >= r.q.minScore && r.q.reader != ReaderKeyword:
+		return true
+	case c.hasCosine && r.q.minScore == 0 && r.q.reader != ReaderKeyword:
+		return true
+	case c.keyword > 0 && (len(r.q.terms) <= 2 || termCoverage(r.q.terms, wordsOf(c)) >= gateCoverage):
+		return true
+	}
+	return false
+}
+
+// relevanceGate keeps the candidates with evidence of their own, so an
+// off-topic query (only common words match, and no vector is close)
+// returns nothing rather than the least bad memories.
+func relevanceGate(_ context.Context, r *searchRun) error {
+	kept := r.cands[:0]
+	for _, c := range r.cands {
+		if r.evidence(c) {
+			kept = append(kept, c)
+		}
+	}
+	r.cands = kept
+	if len(kept) == 0 {
+		r.gated = "nothing relevant"
+	}
+	return nil
+}
+
+// diversify demotes near duplicates of better candidates, then picks the
+// top by maximal marginal relevance (HYATLAS_MMR_LAMBDA): each next hit
+// trades its score against its similarity to the hits already picked.
+func diversify(_ context.Context, r *searchRun) error {
+	window := r.cands[:min(len(r.cands), 3*r.q.limit)]
+	words := make([]map[string]bool, len(window))
+	for i, c := range window {
+		words[i] = wordsOf(c)
+	}
+	for i, c := range window {
+		for j := range i {
+			if jaccard(words[i], words[j]) >= nearDuplicate {
+				c.score /= 2
+				c.why.Fused = c.score
+				break
+			}
+		}
+	}
+	lambda := r.svc.cfg.Search.MMRLambda
+	if lambda <= 0 || lambda >= 1 {
+		sortByScore(window)
+		return nil
+	}
+	best := 0.0
+	for _, c := range window {
+		best = math.Max(best, c.score)
+	}
+	if best <= 0 {
+		return nil
+	}
+	// Greedy MMR; maxSim[i] is i's highest similarity to a picked hit,
+	// kept up to date as hits are picked (O(n²) in all).
+	ordered := make([]*candidate, 0, len(window))
+	used := make([]bool, len(window))
+	maxSim := make([]float64, len(window))
+	for len(ordered) < len(window) {
+		at, atVal := -1, math.Inf(-1)
+		for i, c := range window {
+			if !used[i] {
+				if v := lambda*c.score/best - (1-lambda)*maxSim[i]; v > atVal {
+					at, atVal = i, v
+				}
+			}
+		}
+		used[at] = true
+		ordered = append(ordered, window[at])
+		for i := range window {
+			if !used[i] {
+				maxSim[i] = math.Max(maxSim[i], jaccard(words[i], words[at]))
+			}
+		}
+	}
+	copy(window, ordered)
+	return nil
+}
+
+// collectHits turns the top candidates into hits: texts equal but for
+// case and spacing fold into one (a profile row wins over the fact it
+// mirrors), each with the versions it replaced.
+func collectHits(ctx context.Context, r *searchRun) error {
+	seen := map[string]int{}
+	for _, c := range r.cands {
+		if len(r.hits) >= r.q.limit {
+			break
+		}
+		h := Hit{Memory: c.row, Score: c.cosine, Why: c.why}
+		key := NormalizeText(c.row.Content)
+		if i, dup := seen[key]; dup {
+			if c.row.Layer == LayerProfile && r.hits[i].Memory.Layer != LayerProfile {
+				r.hits[i] = h
+			}
+			continue
+		}
+		seen[key] = len(r.hits)
+		r.hits = append(r.hits, h)
+	}
+	ids := make([]string, len(r.hits))
+	for i, h := range r.hits {
+		ids[i] = h.Memory.ID
+	}
+	replaced, err := r.svc.store.ReplacedIDs(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("read replaced versions: %w", err)
+	}
+	for i := range r.hits {
+		r.hits[i].Replaced = replaced[r.hits[i].Memory.ID]
+	}
+	return nil
+}
+
+func sortByScore(cs []*candidate) {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
+}
+
+func sortByBase(cs []*candidate) {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].base > cs[j].base })
+}
+
+// jaccard is the share of shared words of two sets (0 when either has
+// fewer than three words: too short to call a copy).
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) < 3 || len(b) < 3 {
+		return 0
+	}
+	shared := 0
+	for w := range a {
+		if b[w] {
+			shared++
+		}
+	}
+	return float64(shared) / float64(len(a)+len(b)-shared)
+}
+
+// rescale maps a cosine so that the embedder's floor counts 0 and a
+// perfect match 1: cosines mean different things for different models.
+func rescale(cos, zero float64) float64 { return math.Max(0, (cos-zero)/(1-zero)) }

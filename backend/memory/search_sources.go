@@ -1,0 +1,146 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// GraphReader gives the memories related to some memories: reconcile's
+// links today, the knowledge graph once it exists. The search lends a
+// share of a strong match's score to its neighbours.
+type GraphReader interface {
+	Neighbours(ctx context.Context, ids []string) (map[string][]string, error)
+}
+
+// inWindow reports whether t falls inside w.
+func inWindow(t time.Time, w DateWindow) bool {
+	return !t.IsZero() && !t.Before(w.From) && t.Before(w.To)
+}
+
+// dateCandidates adds the rows dated inside the window the query names,
+// newest first: "what did we decide yesterday" must find yesterday's
+// rows even when no word matches.
+func dateCandidates(ctx context.Context, r *searchRun) error {
+	if !r.q.dated {
+		return nil
+	}
+	rows, _, err := r.svc.store.List(ctx, ListFilter{Layers: r.q.layers, Scope: r.q.scope,
+		EventFrom: r.q.window.From, EventTo: r.q.window.To, Limit: r.depth()})
+	if err != nil {
+		return fmt.Errorf("list rows in %s: %w", r.q.window.Phrase, err)
+	}
+	for _, m := range rows {
+		c := r.candidate(m.ID)
+		c.row, c.loaded, c.reason = m, true, true
+	}
+	return nil
+}
+
+// entityCandidates finds the entity pages the query names (a page whose
+// name occurs in the query as whole words) and adds them: the page gets
+// the entity part, and every candidate mentioning the name a smaller one
+// (set in entityParts, once rows are loaded).
+func entityCandidates(ctx context.Context, r *searchRun) error {
+	if len(r.q.terms) == 0 || (len(r.q.layers) > 0 && r.q.layers[0] != LayerEntity) {
+		return nil
+	}
+	hits, err := r.svc.store.Keyword(ctx, KeywordQuery{Terms: r.q.terms, Layers: []Layer{LayerEntity},
+		Scope: r.q.scope, Limit: 10})
+	if err != nil {
+		return fmt.Errorf("entity pages: %w", err)
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	rows, err := r.svc.store.GetMany(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("entity pages: %w", err)
+	}
+	query := strings.ToLower(r.q.text)
+	for _, id := range ids {
+		m, ok := rows[id]
+		if !ok || !m.Live() {
+			continue
+		}
+		name := pageOf(m).Name
+		if name == "" || !containsWord(query, strings.ToLower(name)) {
+			continue
+		}
+		c := r.candidate(id)
+		c.row, c.loaded, c.reason = m, true, true
+		c.why.Entity = entityPageW
+		r.entities = append(r.entities, strings.ToLower(name))
+	}
+	return nil
+}
+
+// entityParts gives every loaded candidate that mentions a named entity
+// the mention part (the page itself keeps its larger one).
+func entityParts(r *searchRun) {
+	if len(r.entities) == 0 {
+		return
+	}
+	for _, c := range r.cands {
+		if c.row.Layer == LayerEntity {
+			continue
+		}
+		text := strings.ToLower(c.row.Content)
+		for _, e := range r.entities {
+			if containsWord(text, e) {
+				c.why.Entity = entityMentionW
+				break
+			}
+		}
+	}
+}
+
+// graphParts lends each of the strongest candidates' neighbours a share of
+// its score, adding neighbours not found otherwise (one hop).
+func graphParts(ctx context.Context, r *searchRun) error {
+	g := r.svc.graph
+	if g == nil || len(r.cands) == 0 {
+		return nil
+	}
+	top := append([]*candidate(nil), r.cands...)
+	sortByBase(top)
+	top = top[:min(graphSources, len(top))]
+	ids := make([]string, 0, len(top))
+	base := map[string]float64{}
+	for _, c := range top {
+		if c.base > 0 {
+			ids = append(ids, c.id)
+			base[c.id] = c.base
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	nb, err := g.Neighbours(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("graph: %w", err)
+	}
+	added := false
+	for src, list := range nb {
+		for _, id := range list {
+			if id == src {
+				continue
+			}
+			c := r.candidate(id)
+			if part := graphBoost * base[src]; part > c.why.Graph {
+				c.why.Graph = part
+			}
+			c.reason = true
+			added = added || !c.loaded
+		}
+	}
+	if added {
+		return loadCandidates(ctx, r)
+	}
+	return nil
+}
