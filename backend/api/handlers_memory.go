@@ -90,7 +90,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	for i, h := range res.Hits {
 		ranked[i] = h.Memory.ID
 	}
-	out := SearchResponse{Memories: channels, Order: order, Ranked: ranked}
+	out := SearchResponse{Memories: channels, Order: order, Ranked: ranked, Gate: res.Gated}
 	if res.Now != nil {
 		now := toHit(memory.Hit{Memory: *res.Now})
 		out.Now = &now
@@ -220,3 +220,24 @@ func (b *FlexBool) parse(s string) error {
 }
 
 var boolType = reflect.TypeOf(true)
+
+// FeedbackRequest says which recalled memories a reply used.
+type FeedbackRequest struct {
+	Used      []string `json:"used"`
+	MemoryIDs []string `json:"memory_ids"` // the same, by another name
+	UserID    string   `json:"user_id"`    // accepted and ignored: ids are global
+}
+
+// feedback counts a use of each memory a reply used (usage learning).
+func (s *Server) feedback(w http.ResponseWriter, r *http.Request) error {
+	var req FeedbackRequest
+	if err := decodeJSON(r, &req, false, true); err != nil {
+		return err
+	}
+	n, err := s.mem.Feedback(r.Context(), memory.FeedbackInput{Used: append(req.Used, req.MemoryIDs...)})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"counted": n})
+	return nil
+}

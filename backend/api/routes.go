@@ -28,6 +28,7 @@ func (s *Server) register() {
 		{"DELETE", "/api/v1/memories/{id}", s.deleteMemory},
 		{"POST", "/api/v1/memories/{id}/retire", s.retireMemory}, // how, reason, by
 		{"POST", "/api/v1/memories/{id}/restore", s.restoreMemory},
+		{"POST", "/api/v1/feedback", s.feedback},      // used: ids of recalled memories a reply used
 		{"POST", "/api/v1/forget", s.forget},          // text, user_id, agent_id, contains, reason
 		{"POST", "/api/v1/delete_all", s.deleteAll},   // id, layer, user_id, agent_id, all, confirm
 		{"DELETE", "/api/v1/delete_all", s.deleteAll}, // same

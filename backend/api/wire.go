@@ -124,7 +124,7 @@ func toHit(h memory.Hit) HitJSON {
 		MemoryID: m.ID, Content: m.Content, Score: round(h.Score), Layer: m.Layer,
 		GMTCreated: m.CreatedAt.Unix(), UserID: m.Owner.UserID, AgentID: m.Owner.AgentID,
 		SessionID: m.SessionID, Category: m.Category, Strength: m.Strength,
-		EventAt: timePtr(m.EventAt), Replaced: []string{}, Why: roundWhy(h.Why),
+		EventAt: timePtr(m.EventAt), Replaced: nonNil(h.Replaced), Why: roundWhy(h.Why),
 	}
 }
 
@@ -137,8 +137,18 @@ func round(f float64) float64 {
 }
 
 func roundWhy(w memory.Why) memory.Why {
-	w.Vector, w.Keyword, w.Fused = round(w.Vector), round(w.Keyword), round(w.Fused)
+	for _, f := range []*float64{&w.Vector, &w.Keyword, &w.Session, &w.Date, &w.Entity, &w.Graph, &w.Recency,
+		&w.Usage, &w.Intention, &w.Strength, &w.Fused} {
+		*f = round(*f)
+	}
 	return w
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // layerCounts returns every layer's live count, zeros included.
@@ -167,6 +177,9 @@ type SearchResponse struct {
 	Order    []memory.Channel             `json:"order"`
 	Now      *HitJSON                     `json:"now,omitempty"`
 	Ranked   []string                     `json:"ranked"`
+	// Gate says why the answer is empty on purpose (a trivial query, or
+	// nothing relevant); absent otherwise.
+	Gate string `json:"gate,omitempty"`
 }
 
 // ListResponse answers /api/v1/list (compat).

@@ -62,6 +62,10 @@ type RecallReport struct {
 	UnknownEvidence  int            `json:"unknown_evidence"`  // evidence ids naming no turn
 	IngestSeconds    float64        `json:"ingest_seconds"`
 	Readers          []ReaderResult `json:"readers"`
+	// OffTopicEmpty is the share of off-topic questions (generated, 10 per
+	// conversation, with the default floor) answered with nothing.
+	OffTopicEmpty float64 `json:"off_topic_empty"`
+	OffTopicAsked int     `json:"off_topic_asked"`
 }
 
 // ReaderResult is one reader's numbers.
@@ -174,6 +178,22 @@ func EvaluateRecall(ctx context.Context, o RecallOptions) (RecallReport, error) 
 			return rep, err
 		}
 		rep.Readers = append(rep.Readers, res)
+	}
+	empty := 0
+	for i, c := range convs {
+		for _, q := range offTopicQueries(10, int64(i)) {
+			res, err := svc.Search(ctx, memory.SearchInput{Query: q, Limit: 20, UserIDs: []string{c.ID}})
+			if err != nil {
+				return rep, fmt.Errorf("off-topic search: %w", err)
+			}
+			rep.OffTopicAsked++
+			if len(res.Hits) == 0 {
+				empty++
+			}
+		}
+	}
+	if rep.OffTopicAsked > 0 {
+		rep.OffTopicEmpty = float64(empty) / float64(rep.OffTopicAsked)
 	}
 	return rep, nil
 }
@@ -367,4 +387,6 @@ func printRecall(w io.Writer, rep RecallReport) {
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintf(w, "\nOff-topic questions answered with nothing (default floor): %.0f%% of %d\n",
+		100*rep.OffTopicEmpty, rep.OffTopicAsked)
 }

@@ -12,8 +12,9 @@ type questionScore struct {
 	Turn [4]float64
 	// All is 1 when every evidence turn is among the first k hits, else 0.
 	All [4]float64
-	// Session is the share of the evidence's sessions among the distinct
-	// sessions of the first k hits.
+	// Session is the share of the evidence's sessions among the first k
+	// distinct sessions of the ranking (walking down the hits until k
+	// sessions are seen): the measure of the project's BM25 floor.
 	Session [4]float64
 	// Empty: the answer had no hit at all.
 	Empty bool
@@ -58,13 +59,21 @@ func scoreQuestion(ranked, evidence []string, sessionOf map[string]string) quest
 		if len(wantSessions) == 0 {
 			continue
 		}
-		got := map[string]bool{}
-		for _, id := range ranked[:min(k, len(ranked))] {
-			if sess, ok := sessionOf[id]; ok && wantSessions[sess] {
-				got[sess] = true
+		seen, got := map[string]bool{}, 0
+		for _, id := range ranked {
+			sess, ok := sessionOf[id]
+			if !ok || seen[sess] {
+				continue
+			}
+			if len(seen) == k {
+				break
+			}
+			seen[sess] = true
+			if wantSessions[sess] {
+				got++
 			}
 		}
-		s.Session[ki] = float64(len(got)) / float64(len(wantSessions))
+		s.Session[ki] = float64(got) / float64(len(wantSessions))
 	}
 	return s
 }

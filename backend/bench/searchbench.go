@@ -43,6 +43,9 @@ type SizeTimes struct {
 	Embed Latency `json:"query_embedding"`
 	Excl  Latency `json:"search_excl_embedding"`
 	Incl  Latency `json:"search_incl_embedding"`
+	// OffTopicEmpty is the share of 100 off-topic queries answered with
+	// nothing (the relevance gate's target is 95% or more).
+	OffTopicEmpty float64 `json:"off_topic_empty"`
 }
 
 // searchWarmup queries are run before timing starts.
@@ -177,7 +180,12 @@ func timeSearches(ctx context.Context, dir, kind string, n, queries int, wantEmb
 		exclMS = append(exclMS, ms(excl))
 		inclMS = append(inclMS, ms(embedTook+excl))
 	}
-	return SizeTimes{Memories: n, Embed: latencyOf(embedMS), Excl: latencyOf(exclMS), Incl: latencyOf(inclMS)}, nil
+	off, err := offTopicEmpty(ctx, eng.Memory, 100)
+	if err != nil {
+		return SizeTimes{}, err
+	}
+	return SizeTimes{Memories: n, Embed: latencyOf(embedMS), Excl: latencyOf(exclMS), Incl: latencyOf(inclMS),
+		OffTopicEmpty: off}, nil
 }
 
 func printSearch(w io.Writer, rep SearchReport) {
@@ -186,10 +194,10 @@ func printSearch(w io.Writer, rep SearchReport) {
 		fmt.Fprintf(w, " (%s)", rep.Fallback)
 	}
 	fmt.Fprintf(w, "; %d hybrid searches of 10 hits per size\n\n", rep.Queries)
-	fmt.Fprintln(w, "| memories | query embedding p50 (p95) | search excl. embedding p50 (p95) | search incl. embedding p50 (p95) |")
-	fmt.Fprintln(w, "|---|---|---|---|")
+	fmt.Fprintln(w, "| memories | query embedding p50 (p95) | search excl. embedding p50 (p95) | search incl. embedding p50 (p95) | off-topic queries answered with nothing |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, s := range rep.Sizes {
-		fmt.Fprintf(w, "| %s | %.3f ms (%.3f ms) | %.2f ms (%.2f ms) | %.2f ms (%.2f ms) |\n", thousands(s.Memories),
-			s.Embed.P50, s.Embed.P95, s.Excl.P50, s.Excl.P95, s.Incl.P50, s.Incl.P95)
+		fmt.Fprintf(w, "| %s | %.3f ms (%.3f ms) | %.2f ms (%.2f ms) | %.2f ms (%.2f ms) | %.0f%% |\n", thousands(s.Memories),
+			s.Embed.P50, s.Embed.P95, s.Excl.P50, s.Excl.P95, s.Incl.P50, s.Incl.P95, 100*s.OffTopicEmpty)
 	}
 }

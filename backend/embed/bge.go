@@ -72,7 +72,7 @@ func newBGE(model, vocabTxt []byte, id string, o SessionOptions) (*BGE, error) {
 		return nil, err
 	}
 	b.info = memory.EmbedderInfo{ID: id, Name: "BGE-small-en-v1.5 (BAAI)", Dims: len(out[0]),
-		Semantic: true, MinScore: bgeMinScore}
+		Semantic: true, MinScore: bgeMinScore, GateScore: bgeMinScore}
 	return b, nil
 }
 

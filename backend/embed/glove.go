@@ -103,25 +103,32 @@ func newGloVeFS(fsys fs.FS, dir string, o SessionOptions) (*GloVe, error) {
 	}
 	return &GloVe{
 		info: memory.EmbedderInfo{
-			ID:       id,
-			Name:     fmt.Sprintf("GloVe %d-d word vectors (%d words)", meta.Dims, len(vocab)),
-			Dims:     meta.Dims,
-			Semantic: true,
-			MinScore: gloveMinScore,
+			ID:        id,
+			Name:      fmt.Sprintf("GloVe %d-d word vectors (%d words)", meta.Dims, len(vocab)),
+			Dims:      meta.Dims,
+			Semantic:  true,
+			MinScore:  gloveMinScore,
+			GateScore: gloveGateScore,
 		},
 		vocab: vocab,
 		s:     s,
 	}, nil
 }
 
-// gloveMinScore is the calibrated vector floor for this model. Bag-of-words
-// cosines grow with text length: between short texts, paraphrases scored
-// 0.68-0.80 and the best match of an off-topic question 0.42-0.57; between
-// LoCoMo questions and their (longer) evidence turns nearly all cosines
-// are above 0.79, and so are many off-topic ones. 0.6 separates short
-// texts and keeps every long-text evidence hit; telling long off-topic
-// texts apart is the job of the fused relevance gate. See the README.
-const gloveMinScore = 0.6
+// gloveMinScore is the cosine that counts as no similarity: between
+// short texts, paraphrases score 0.68-0.80 and unrelated texts 0.42-0.57.
+//
+// gloveGateScore is the cosine at which a match counts as relevant with
+// no word in common. Bag-of-words cosines grow with text length: between
+// LoCoMo questions and their evidence turns half the cosines are above
+// 0.875, and the best match of an off-topic question in a conversation of
+// 600 turns is 0.82 at the median and 0.90 at most, so only a near-perfect
+// match counts alone; everything else needs a word in common (see the
+// README's relevance gate).
+const (
+	gloveMinScore  = 0.6
+	gloveGateScore = 0.92
+)
 
 // Info describes the model.
 func (g *GloVe) Info() memory.EmbedderInfo { return g.info }

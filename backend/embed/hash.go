@@ -35,11 +35,12 @@ func NewHash(dims int) (*Hash, error) {
 // Info describes the embedder.
 func (h *Hash) Info() memory.EmbedderInfo {
 	return memory.EmbedderInfo{
-		ID:       fmt.Sprintf("hash-%d-v1", h.dims),
-		Name:     "lexical hash (test embedder, not semantic)",
-		Dims:     h.dims,
-		Semantic: false,
-		MinScore: 0.25,
+		ID:        fmt.Sprintf("hash-%d-v1", h.dims),
+		Name:      "lexical hash (test embedder, not semantic)",
+		Dims:      h.dims,
+		Semantic:  false,
+		MinScore:  0.25,
+		GateScore: 0.25,
 	}
 }
 

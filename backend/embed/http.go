@@ -30,7 +30,8 @@ type HTTP struct {
 func NewHTTP(ctx context.Context, base, model, key string, userAgent string) (*HTTP, error) {
 	h := &HTTP{base: strings.TrimRight(base, "/"), model: model, key: key, userAgent: userAgent,
 		client: &http.Client{Timeout: 60 * time.Second}}
-	h.info = memory.EmbedderInfo{Name: model + " at " + hostOf(base), Semantic: true, MinScore: httpMinScore}
+	h.info = memory.EmbedderInfo{Name: model + " at " + hostOf(base), Semantic: true, MinScore: httpMinScore,
+		GateScore: httpMinScore}
 	vecs, err := h.Embed(ctx, []string{"dimension probe"}, memory.PurposeDocument)
 	if err != nil {
 		return nil, fmt.Errorf("embedding endpoint %s: %w", hostOf(base), err)

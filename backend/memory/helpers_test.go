@@ -91,7 +91,13 @@ func (r *rig) put(t *testing.T, m memory.Memory) memory.Memory {
 	if m.Owner.UserID == "" {
 		m.Owner.UserID = memory.DefaultUserID
 	}
-	m.CreatedAt, m.UpdatedAt, m.Strength, m.Extraction = now, now, 0.5, memory.ExtractSkipped
+	m.CreatedAt, m.UpdatedAt, m.Extraction = now, now, memory.ExtractSkipped
+	if m.Strength == 0 {
+		m.Strength = memory.DefaultStrength
+	}
+	if m.EventAt.IsZero() {
+		m.EventAt = now
+	}
 	if err := r.store.Insert(ctx, memory.NewRow{Memory: m, Vector: memory.Vector{Embedder: emb.Info().ID, Values: vecs[0]}}); err != nil {
 		t.Fatal(err)
 	}

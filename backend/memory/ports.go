@@ -24,9 +24,13 @@ type EmbedderInfo struct {
 	Name     string `json:"name"`     // human name
 	Dims     int    `json:"dims"`     // vector length
 	Semantic bool   `json:"semantic"` // false for the lexical test embedder
-	// MinScore is the calibrated default vector floor for this model
-	// (cosines differ between models).
+	// MinScore is the cosine that counts as no similarity at all for this
+	// model (cosines differ between models): the vector leg's score is
+	// rescaled so that MinScore counts 0 and a perfect match 1.
 	MinScore float64 `json:"min_score"`
+	// GateScore is the cosine at which a vector match shows relevance on
+	// its own, with no word in common (the relevance gate's default).
+	GateScore float64 `json:"gate_score"`
 }
 
 // EmbedPurpose says whether a text is stored or used as a query; some
@@ -147,6 +151,8 @@ type Store interface {
 	Delete(ctx context.Context, f DeleteFilter) ([]string, error)
 	Vector(ctx context.Context, id string) (Vector, error)
 	History(ctx context.Context, id string) ([]HistoryEntry, error)
+	// MarkUsed counts one use of each existing id; it returns those found.
+	MarkUsed(ctx context.Context, ids []string, at time.Time) ([]string, error)
 	// ReplacedIDs gives, for each id, the rows retired in its favour.
 	ReplacedIDs(ctx context.Context, ids []string) (map[string][]string, error)
 	Stats(ctx context.Context) (StoreStats, error)

@@ -149,13 +149,16 @@ type searchQuery struct {
 	limit    int
 	layers   []Layer
 	scope    Scope
-	minScore float64 // the vector floor
-	zero     float64 // the cosine that counts as no similarity (the embedder's floor)
-	reader   Reader
-	session  string
-	kind     queryKind
-	window   DateWindow
-	dated    bool
+	minScore float64 // the vector floor: a cosine that shows relevance alone
+	// explicitFloor: the request or HYATLAS_MIN_SCORE set the floor, so
+	// it also drops weaker hits of the vector leg alone.
+	explicitFloor bool
+	zero          float64 // the cosine that counts as no similarity (the embedder's floor)
+	reader        Reader
+	session       string
+	kind          queryKind
+	window        DateWindow
+	dated         bool
 }
 
 // parseSearch validates a request; the floor defaults to the one of info,
@@ -180,11 +183,12 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 		return q, err
 	}
 	q.zero = info.MinScore
-	q.minScore = s.cfg.MinScore
+	q.minScore, q.explicitFloor = s.cfg.MinScore, s.cfg.MinScore >= 0
 	if q.minScore < 0 {
-		q.minScore = info.MinScore
+		q.minScore = gateScore(info)
 	}
 	if in.MinScore != nil {
+		q.explicitFloor = true
 		ms := *in.MinScore
 		if math.IsNaN(ms) || ms < 0 || ms > 1 {
 			return q, Errorf(EINVALID, "min_score must be between 0 and 1")
@@ -199,4 +203,12 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 	q.terms = KeywordTerms(keywordText)
 	q.kind = kindOf(q.text)
 	return q, nil
+}
+
+// gateScore is the embedder's default vector floor for the relevance gate.
+func gateScore(info EmbedderInfo) float64 {
+	if info.GateScore > 0 {
+		return info.GateScore
+	}
+	return info.MinScore
 }

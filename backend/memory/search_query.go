@@ -98,3 +98,27 @@ func trivial(q string) string {
 	}
 	return ""
 }
+
+// genericWords ask about something without naming it ("what happened",
+// "what did we talk about"): a query of a date and only these asks for
+// everything of that date.
+var genericWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`happen happened happening go going went gone talk talked talking discuss
+		discussed say said tell told remember recall know anything something everything stuff things thing
+		new news update updates up work worked done doing`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// onlyGeneric reports whether every term is a generic word (or there is
+// none).
+func onlyGeneric(terms []string) bool {
+	for _, t := range terms {
+		if !genericWords[t] {
+			return false
+		}
+	}
+	return true
+}

@@ -17,19 +17,25 @@ const (
 	nearDuplicate = 0.8
 	// gateCoverage is the share of the query's terms a keyword match must
 	// hold to count as evidence on its own.
-	gateCoverage = 0.0
+	gateCoverage = 0.4
 	// intentionGrace keeps a dated intention this long after it is due.
 	intentionGrace = 24 * time.Hour
 )
 
-// filterIntentions drops intentions that are no longer current: an
-// undated one older than HYATLAS_INTENTION_TTL, a dated one a day after
-// it was due.
-func filterIntentions(_ context.Context, r *searchRun) error {
+// filterCandidates drops what the query rules out: intentions that are
+// no longer current (an undated one older than HYATLAS_INTENTION_TTL, a
+// dated one a day after it was due), and, when the query is only a date
+// ("what happened yesterday"), everything dated outside its window. A
+// date among other words only boosts (see applyBoosts).
+func filterCandidates(_ context.Context, r *searchRun) error {
 	now := r.svc.now()
 	ttl := r.svc.cfg.Search.IntentionTTL
+	onlyDate := r.q.dated && onlyGeneric(r.q.terms)
 	kept := r.cands[:0]
 	for _, c := range r.cands {
+		if onlyDate && !inWindow(c.row.EventAt, r.q.window) {
+			continue
+		}
 		if c.row.Layer == LayerIntention {
 			switch {
 			case !c.row.DueAt.IsZero() && now.After(c.row.DueAt.Add(intentionGrace)):
@@ -62,20 +68,37 @@ func (r *searchRun) evidence(c *candidate) bool {
 	return false
 }
 
-// relevanceGate keeps the candidates with evidence of their own, so an
-// off-topic query (only common words match, and no vector is close)
-// returns nothing rather than the least bad memories.
+// relevanceGate answers an off-topic query with nothing: unless some
+// candidate is relevant on its own (see evidence), the search returns no
+// hit rather than the least bad memories. When one is, the candidates
+// stay (an answer's other turns often share few of the question's
+// words), except those found by the vector leg alone under the floor:
+// the request's min_score when it gives one, else the embedder's
+// no-similarity cosine.
 func relevanceGate(_ context.Context, r *searchRun) error {
-	kept := r.cands[:0]
+	relevant := false
 	for _, c := range r.cands {
 		if r.evidence(c) {
+			relevant = true
+			break
+		}
+	}
+	if !relevant {
+		r.cands = nil
+		r.gated = "nothing relevant"
+		return nil
+	}
+	floor := r.q.zero
+	if r.q.explicitFloor {
+		floor = r.q.minScore
+	}
+	kept := r.cands[:0]
+	for _, c := range r.cands {
+		if c.keyword > 0 || c.reason || !c.hasCosine || c.cosine >= floor {
 			kept = append(kept, c)
 		}
 	}
 	r.cands = kept
-	if len(kept) == 0 {
-		r.gated = "nothing relevant"
-	}
 	return nil
 }
 

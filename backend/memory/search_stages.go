@@ -57,7 +57,7 @@ var searchPipeline = []searchStage{
 	{"load", loadCandidates},
 	{"score", scoreLegs},
 	{"boost", applyBoosts},
-	{"intentions", filterIntentions},
+	{"filter", filterCandidates},
 	{"rank", rankCandidates},
 	{"gate", relevanceGate},
 	{"diversify", diversify},

@@ -176,7 +176,7 @@ func (s *Service) EmbedderInfo() EmbedderInfo { return s.current().embedder.Info
 // MinScore is the vector floor in effect when a request gives none.
 func (s *Service) MinScore() float64 {
 	if s.cfg.MinScore < 0 {
-		return s.current().embedder.Info().MinScore
+		return gateScore(s.current().embedder.Info())
 	}
 	return s.cfg.MinScore
 }

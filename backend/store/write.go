@@ -309,3 +309,27 @@ func (s *Store) DropVectors(ctx context.Context, ids []string) error {
 		return nil
 	})
 }
+
+// MarkUsed counts one use of each of ids at at (a reply used them). It
+// returns the ids that exist; unknown ids change nothing.
+func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time) ([]string, error) {
+	var found []string
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		found = found[:0]
+		for _, id := range ids {
+			res, err := tx.ExecContext(ctx, `UPDATE memories SET use_count = use_count + 1, last_used_at = ?
+				WHERE id = ?`, at.UnixMilli(), id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				found = append(found, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count uses: %w", err)
+	}
+	return found, nil
+}

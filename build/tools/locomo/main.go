@@ -281,6 +281,38 @@ func calibrateFloor(ctx context.Context, emb memory.Embedder, ix *vector.Index, 
 			off = append(off, hits[0].Score)
 		}
 	}
+	// Margins: the best cosine minus the mean of the top 40, per query.
+	margin := func(q string, user string) float64 {
+		v, err := emb.Embed(ctx, []string{q}, memory.PurposeQuery)
+		if err != nil {
+			log.Fatal(err)
+		}
+		hits, err := ix.Search(ctx, v[0], 40, memory.VectorFilter{Scope: memory.Scope{UserIDs: []string{user}}})
+		if err != nil || len(hits) == 0 {
+			log.Fatal(err)
+		}
+		sum := 0.0
+		for _, h := range hits {
+			sum += h.Score
+		}
+		return hits[0].Score - sum/float64(len(hits))
+	}
+	var mOn, mOff []float64
+	for _, s := range samples {
+		for i, q := range s.QA {
+			if q.Category >= 1 && q.Category <= 4 && i%3 == 0 {
+				mOn = append(mOn, margin(q.Question, s.ID))
+			}
+		}
+		for _, q := range offTopic {
+			mOff = append(mOff, margin(q, s.ID))
+		}
+	}
+	sort.Float64s(mOn)
+	sort.Float64s(mOff)
+	pc := func(v []float64, p float64) float64 { return v[int(p/100*float64(len(v)-1))] }
+	fmt.Printf("margin on-topic (n=%d): p10 %.3f p25 %.3f p50 %.3f p75 %.3f\n", len(mOn), pc(mOn, 10), pc(mOn, 25), pc(mOn, 50), pc(mOn, 75))
+	fmt.Printf("margin off-topic (n=%d): p50 %.3f p75 %.3f p90 %.3f max %.3f\n", len(mOff), pc(mOff, 50), pc(mOff, 75), pc(mOff, 90), mOff[len(mOff)-1])
 	sort.Float64s(on)
 	sort.Float64s(off)
 	pct := func(v []float64, p float64) float64 { return v[int(p/100*float64(len(v)-1))] }

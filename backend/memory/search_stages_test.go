@@ -1,0 +1,224 @@
+package memory_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+func searchRes(t *testing.T, r *rig, in memory.SearchInput) memory.SearchResult {
+	t.Helper()
+	res, err := r.svc.Search(context.Background(), in)
+	if err != nil {
+		t.Fatalf("search %q: %v", in.Query, err)
+	}
+	return res
+}
+
+func ids(res memory.SearchResult) []string {
+	out := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = h.Memory.ID
+	}
+	return out
+}
+
+func TestSearch_TrivialAndOffTopicReturnNothing(t *testing.T) {
+	r := newRig(t, memory.Config{})
+	r.add(t, "my cat Miso loves tuna and sleeps on the radiator", "u1")
+	r.add(t, "the vet said Miso needs a dental cleaning in spring", "u1")
+	for _, q := range []string{"ok", "Thanks!", "thank you", "/status", "👍", "...", "sounds good"} {
+		res := searchRes(t, r, memory.SearchInput{Query: q})
+		if len(res.Hits) != 0 || res.Gated == "" {
+			t.Errorf("%q: %d hits, gated %q; want none, gated", q, len(res.Hits), res.Gated)
+		}
+	}
+	for _, q := range []string{"Which Kubernetes version deprecated the beta ingress API?", "What is the boiling point of ethanol?"} {
+		if res := searchRes(t, r, memory.SearchInput{Query: q}); len(res.Hits) != 0 {
+			t.Errorf("off-topic %q returned %v", q, ids(res))
+		}
+	}
+	if res := searchRes(t, r, memory.SearchInput{Query: "what does Miso the cat eat"}); len(res.Hits) == 0 {
+		t.Error("an on-topic question returned nothing")
+	}
+}
+
+func TestKindOfAndIdentifiers(t *testing.T) {
+	r := newRig(t, memory.Config{})
+	code := r.add(t, "deploy failed: error E1234 in src/main.go", "u1")
+	res := searchRes(t, r, memory.SearchInput{Query: "E1234", MinScore: f64(0)})
+	if len(res.Hits) == 0 || res.Hits[0].Memory.ID != code.ID || res.Hits[0].Why.KeywordRank != 1 {
+		t.Errorf("identifier query: %+v", res.Hits)
+	}
+}
+
+// A conversation that holds a strong match lends its other turns part of
+// that score: the answer sits next to the question's words.
+func TestSearch_SessionPart(t *testing.T) {
+	r := newRig(t, memory.Config{})
+	ctx := context.Background()
+	add := func(text, session string) memory.Memory {
+		res, err := r.svc.Add(ctx, memory.AddInput{Text: text, Owner: memory.Owner{UserID: "u1"}, SessionID: session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Memory
+	}
+	add("USER: where did I put the spare bike key", "s1")
+	answer := add("ASSISTANT: in the blue drawer, with the bike pump", "s1")
+	other := add("USER: the drawer in the kitchen is stuck", "s2")
+	res := searchRes(t, r, memory.SearchInput{Query: "spare bike key drawer", Limit: 10, MinScore: f64(0)})
+	pos := map[string]int{}
+	for i, h := range res.Hits {
+		pos[h.Memory.ID] = i
+	}
+	a, okA := pos[answer.ID]
+	o, okO := pos[other.ID]
+	if !okA || !okO || a > o {
+		t.Fatalf("the answer (%d) should rank above the other session's turn (%d): %v", a, o, ids(res))
+	}
+	for _, h := range res.Hits {
+		if h.Memory.ID == answer.ID && h.Why.Session <= 0 {
+			t.Errorf("no session part: %+v", h.Why)
+		}
+	}
+}
+
+// A query naming a date finds what is dated then, even with no word in
+// common, and prefers it among equal matches.
+func TestSearch_DateWindow(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	day := func(d int) time.Time { return time.Date(2026, 11, 30+d, 12, 0, 0, 0, time.UTC) }
+	old := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "deployed the billing service", EventAt: day(-10)})
+	yest := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "deployed the billing service again", EventAt: day(-1)})
+	lunch := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "lunch with Dana at the harbour", EventAt: day(-1)})
+	res := searchRes(t, r, memory.SearchInput{Query: "what happened yesterday", Limit: 10})
+	got := ids(res)
+	if !contains(got, yest.ID) || !contains(got, lunch.ID) || contains(got, old.ID) {
+		t.Errorf("date-only query: %v, want yesterday's two rows only", got)
+	}
+	res = searchRes(t, r, memory.SearchInput{Query: "billing deploy yesterday", Limit: 10, MinScore: f64(0)})
+	if len(res.Hits) < 2 || res.Hits[0].Memory.ID != yest.ID || res.Hits[0].Why.Date <= 0 {
+		t.Errorf("dated match first: %v %+v", ids(res), res.Hits)
+	}
+}
+
+// A query naming an entity brings its page first and lends its mentions a
+// part; a linked memory comes along through the graph.
+func TestSearch_EntityAndGraph(t *testing.T) {
+	g := &fakeGraph{}
+	r := newRig(t, memory.Config{}, func(d *memory.Deps) { d.Graph = g })
+	page := r.put(t, memory.Memory{Layer: memory.LayerEntity, Content: "Foxtrot (project): the billing service",
+		Metadata: map[string]string{memory.MetaEntity: `{"name":"Foxtrot","kind":"project"}`}})
+	fact := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot moved its launch to Friday"})
+	linked := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Dana owns the QA pass before any release"})
+	g.links = map[string][]string{fact.ID: {linked.ID}}
+	res := searchRes(t, r, memory.SearchInput{Query: "when is the Foxtrot launch", Limit: 10, MinScore: f64(0)})
+	why := map[string]memory.Why{}
+	for _, h := range res.Hits {
+		why[h.Memory.ID] = h.Why
+	}
+	if why[page.ID].Entity <= 0 || why[fact.ID].Entity <= 0 {
+		t.Errorf("entity parts: page %+v fact %+v", why[page.ID], why[fact.ID])
+	}
+	if w, ok := why[linked.ID]; !ok || w.Graph <= 0 {
+		t.Errorf("the linked memory: %+v (found %v)", w, ok)
+	}
+}
+
+type fakeGraph struct{ links map[string][]string }
+
+func (g *fakeGraph) Neighbours(_ context.Context, ids []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, id := range ids {
+		if l, ok := g.links[id]; ok {
+			out[id] = l
+		}
+	}
+	return out, nil
+}
+
+// Newer wins a close call with recency on; usage and strength lift a
+// memory; each shows in why.
+func TestSearch_RecencyUsageStrength(t *testing.T) {
+	cfg := memory.Config{Search: memory.SearchConfig{Recency: true, UsageLearning: true}}
+	r := newRig(t, cfg)
+	older := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "the team standup moved to ten"})
+	newer := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "the team standup moved to nine"})
+	res := searchRes(t, r, memory.SearchInput{Query: "team standup moved", Limit: 2, MinScore: f64(0)})
+	if len(res.Hits) != 2 || res.Hits[0].Memory.ID != newer.ID || res.Hits[0].Why.Recency <= res.Hits[1].Why.Recency {
+		t.Fatalf("recency: %v %+v", ids(res), res.Hits)
+	}
+	for range 3 {
+		if _, err := r.svc.Feedback(context.Background(), memory.FeedbackInput{Used: []string{older.ID}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res = searchRes(t, r, memory.SearchInput{Query: "team standup moved", Limit: 2, MinScore: f64(0)})
+	if res.Hits[0].Memory.ID != older.ID || res.Hits[0].Why.Usage <= 0 {
+		t.Errorf("usage: %v %+v", ids(res), res.Hits[0].Why)
+	}
+	strong := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "the team standup moved to eight", Strength: 1})
+	res = searchRes(t, r, memory.SearchInput{Query: "team standup moved", Limit: 3, MinScore: f64(0)})
+	if res.Hits[0].Memory.ID != strong.ID || res.Hits[0].Why.Strength != 1.25 {
+		t.Errorf("strength: %v %+v", ids(res), res.Hits[0].Why)
+	}
+	if _, err := r.svc.Feedback(context.Background(), memory.FeedbackInput{Used: []string{"m-nope"}}); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("feedback for an unknown id: %v", err)
+	}
+}
+
+func TestSearch_IntentionsStayCurrent(t *testing.T) {
+	cfg := memory.Config{Search: memory.SearchConfig{IntentionTTL: 7 * 24 * time.Hour}}
+	r := newRig(t, cfg)
+	now := r.clock.Now()
+	mine := r.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "renew the passport", SessionID: "s-mine"})
+	theirs := r.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "renew the passport photos", SessionID: "s-other"})
+	overdue := r.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "renew the passport form", DueAt: now.Add(-72 * time.Hour)})
+	due := r.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "renew the passport appointment", DueAt: now.Add(24 * time.Hour)})
+	got := ids(searchRes(t, r, memory.SearchInput{Query: "renew passport", Limit: 10, MinScore: f64(0)}))
+	if !contains(got, mine.ID) || !contains(got, theirs.ID) || !contains(got, due.ID) || contains(got, overdue.ID) {
+		t.Errorf("today: %v, want every intention but the one three days overdue", got)
+	}
+	r.clock.mu.Lock()
+	r.clock.now = r.clock.now.Add(8 * 24 * time.Hour) // the undated ones pass the TTL
+	r.clock.mu.Unlock()
+	res := searchRes(t, r, memory.SearchInput{Query: "renew passport", Limit: 10, MinScore: f64(0)})
+	got = ids(res)
+	if contains(got, mine.ID) || contains(got, theirs.ID) || contains(got, overdue.ID) || contains(got, due.ID) {
+		// after 8 days: the undated pass the TTL, and both dated are over a day past due
+		t.Errorf("stale intentions recalled: %v", got)
+	}
+	r2 := newRig(t, cfg)
+	mine = r2.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "renew the passport", SessionID: "s-mine"})
+	theirs = r2.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "renew the passport today", SessionID: "s-other"})
+	res = searchRes(t, r2, memory.SearchInput{Query: "renew passport", Limit: 10, MinScore: f64(0), SessionID: "s-mine"})
+	if len(res.Hits) != 2 || res.Hits[0].Memory.ID != mine.ID || res.Hits[0].Why.Intention <= 0 {
+		t.Errorf("the caller's session first: %v", ids(res))
+	}
+}
+
+// Near copies are demoted and MMR spreads the top; a hit lists what it
+// replaced.
+func TestSearch_DiversityAndReplaced(t *testing.T) {
+	r := newRig(t, memory.Config{Search: memory.SearchConfig{MMRLambda: 0.75}})
+	ctx := context.Background()
+	a := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot database is Postgres 16 on the main cluster"})
+	r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "foxtrot database is postgres 16 on the main cluster!"})
+	b := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot backups run nightly to the database replica"})
+	res := searchRes(t, r, memory.SearchInput{Query: "Foxtrot database", Limit: 2, MinScore: f64(0)})
+	if got := ids(res); len(got) != 2 || !contains(got, b.ID) {
+		t.Errorf("the top two should not both be the same text: %v", got)
+	}
+	old := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot database is Postgres 15"})
+	if _, err := r.svc.Retire(ctx, old.ID, memory.RetireInput{How: "replaced", By: a.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range searchRes(t, r, memory.SearchInput{Query: "Foxtrot Postgres", Limit: 5, MinScore: f64(0)}).Hits {
+		if h.Memory.ID == a.ID && (len(h.Replaced) != 1 || h.Replaced[0] != old.ID) {
+			t.Errorf("replaced versions of %s: %v", a.ID, h.Replaced)
+		}
+	}
+}
