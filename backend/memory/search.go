@@ -130,7 +130,7 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (SearchResult, err
 		c := ChannelOf(h.Memory)
 		res.Channels[c] = append(res.Channels[c], h)
 	}
-	if s.cfg.Mode.UsesLLM() && !s.cfg.Extraction.NowOff {
+	if s.cfg.Mode.UsesLLM() && !s.cfg.Extraction.NowOff && run.gated == "" {
 		now, ok, err := s.CurrentNow(ctx, q.scope)
 		if err != nil {
 			return SearchResult{}, fmt.Errorf("read Now page: %w", err)

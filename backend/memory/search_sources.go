@@ -139,8 +139,14 @@ func graphParts(ctx context.Context, r *searchRun) error {
 			added = added || !c.loaded
 		}
 	}
-	if added {
-		return loadCandidates(ctx, r)
+	if !added {
+		return nil
+	}
+	if err := loadCandidates(ctx, r); err != nil {
+		return err
+	}
+	for _, c := range r.cands {
+		c.why.Vector = c.cosine // a neighbour added here had no leg
 	}
 	return nil
 }
