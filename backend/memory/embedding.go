@@ -69,10 +69,14 @@ func (s *Service) SwitchEmbedder(ctx context.Context, e Embedder, build func(con
 	}, nil
 }
 
-// embedOne embeds a text with the embedder in use.
+// embedOne embeds a text with the embedder in use; a document also gets
+// its sentence vectors (embedDocument).
 func (s *Service) embedOne(ctx context.Context, text string, p EmbedPurpose) (Vector, error) {
 	cur := s.acquire()
 	defer cur.done()
+	if p == PurposeDocument {
+		return embedDocument(ctx, cur.embedder, text)
+	}
 	return embedWith(ctx, cur.embedder, text, p)
 }
 

@@ -47,6 +47,9 @@ const (
 type Vector struct {
 	Embedder string
 	Values   []float32
+	// Parts are the vectors of a long text's sentences (nil for short
+	// texts): stored and indexed with the row, they map back to it.
+	Parts [][]float32
 }
 
 // IndexEntry is what the vector index holds for one live row.
@@ -55,6 +58,9 @@ type IndexEntry struct {
 	Layer  Layer
 	Owner  Owner
 	Values []float32
+	// Parts are sentence vectors that find the row too: a search scores
+	// the row by the best of Values and its Parts.
+	Parts [][]float32
 }
 
 // VectorFilter narrows a vector search. Empty fields do not filter.

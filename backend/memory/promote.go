@@ -231,21 +231,11 @@ func (p *promotion) embed(ctx context.Context) error {
 	}
 	cur := p.s.acquire()
 	defer cur.done()
-	info := cur.embedder.Info()
-	vecs, err := cur.embedder.Embed(ctx, texts, PurposeDocument)
+	vecs, err := embedDocuments(ctx, cur.embedder, texts)
 	if err != nil {
 		return fmt.Errorf("embed extracted rows: %w", err)
 	}
-	if len(vecs) != len(texts) {
-		return fmt.Errorf("embed extracted rows: %s returned %d vectors for %d texts", info.ID, len(vecs), len(texts))
-	}
-	p.vectors = make([]Vector, len(vecs))
-	for i, v := range vecs {
-		if len(v) != info.Dims || !usable(v) {
-			return fmt.Errorf("embed extracted rows: %s returned a malformed vector", info.ID)
-		}
-		p.vectors[i] = Vector{Embedder: info.ID, Values: v}
-	}
+	p.vectors = vecs
 	return nil
 }
 

@@ -128,16 +128,16 @@ func (s *Service) reembedStep(ctx context.Context, cur *embedding, jobs []Vector
 	for i, j := range jobs {
 		texts[i] = j.Content
 	}
-	vecs, err := cur.embedder.Embed(ctx, texts, PurposeDocument)
+	vecs, err := embedDocuments(ctx, cur.embedder, texts)
 	if err != nil && ctx.Err() == nil && len(jobs) > 1 {
-		vecs, err = make([][]float32, len(jobs)), nil
+		vecs, err = make([]Vector, len(jobs)), nil
 		for i, j := range jobs {
-			v, one := embedWith(ctx, cur.embedder, j.Content, PurposeDocument)
+			v, one := embedDocument(ctx, cur.embedder, j.Content)
 			if one != nil {
 				failed[j.ID] = one.Error()
 				continue
 			}
-			vecs[i] = v.Values
+			vecs[i] = v
 		}
 	}
 	if err != nil {
@@ -150,15 +150,11 @@ func (s *Service) reembedStep(ctx context.Context, cur *embedding, jobs []Vector
 	var kept []VectorJob
 	var updates []VectorUpdate
 	for i, j := range jobs {
-		if vecs[i] == nil {
-			continue
-		}
-		if len(vecs[i]) != info.Dims || !usable(vecs[i]) {
-			failed[j.ID] = "malformed vector"
+		if vecs[i].Values == nil {
 			continue
 		}
 		kept = append(kept, j)
-		updates = append(updates, VectorUpdate{ID: j.ID, Content: j.Content, Vector: Vector{Embedder: info.ID, Values: vecs[i]}})
+		updates = append(updates, VectorUpdate{ID: j.ID, Content: j.Content, Vector: vecs[i]})
 	}
 	if len(updates) == 0 {
 		return nil
@@ -186,7 +182,7 @@ func (s *Service) storeVectors(ctx context.Context, cur *embedding, jobs []Vecto
 	for _, rid := range live {
 		i := byID[rid]
 		j := jobs[i]
-		if err := cur.index.Upsert(IndexEntry{ID: j.ID, Layer: j.Layer, Owner: j.Owner, Values: updates[i].Vector.Values}); err != nil {
+		if err := cur.index.Upsert(indexEntry(j.ID, j.Layer, j.Owner, updates[i].Vector)); err != nil {
 			s.indexFaults.Add(1)
 		}
 	}

@@ -159,6 +159,9 @@ type searchQuery struct {
 	kind          queryKind
 	window        DateWindow
 	dated         bool
+	// temporal: the query asks when something happened, without naming
+	// a date (a named date sets window instead).
+	temporal bool
 }
 
 // parseSearch validates a request; the floor defaults to the one of info,
@@ -202,6 +205,7 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 	}
 	q.terms = KeywordTerms(keywordText)
 	q.kind = kindOf(q.text)
+	q.temporal = !q.dated && asksWhen(q.text)
 	return q, nil
 }
 

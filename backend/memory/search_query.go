@@ -72,6 +72,28 @@ func looksLikeIdentifier(tok string) bool {
 	}
 }
 
+// asksWhen reports whether a query asks about time ("When did we ...",
+// "what year", "how long ago"): such questions lean on memories that
+// carry a date (see temporalLean).
+func asksWhen(q string) bool {
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) })
+	for i, w := range words {
+		next := ""
+		if i+1 < len(words) {
+			next = words[i+1]
+		}
+		switch {
+		case w == "when":
+			return true
+		case (w == "what" || w == "which") && (next == "date" || next == "day" || next == "year" || next == "month" || next == "week"):
+			return true
+		case w == "how" && next == "long":
+			return true
+		}
+	}
+	return false
+}
+
 // trivialQueries are prompts that ask nothing of memory.
 var trivialQueries = func() map[string]bool {
 	m := map[string]bool{}

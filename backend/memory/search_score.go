@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Boost weights. Scores live on the scale of the legs: the best keyword
@@ -14,6 +15,7 @@ import (
 const (
 	sessionBoost   = 0.6  // times the best base score in the same conversation
 	dateBoost      = 0.5  // dated inside the window the query names
+	temporalLean   = 0.35 // a matching memory that carries a date, for a "when" question
 	entityPageW    = 0.5  // the page of an entity the query names
 	entityMentionW = 0.15 // a memory that mentions it
 	graphBoost     = 0.3  // times the score of a linked strong match
@@ -65,8 +67,11 @@ func applyBoosts(ctx context.Context, r *searchRun) error {
 	usage := r.svc.cfg.Search.UsageLearning
 	for _, c := range r.cands {
 		w := &c.why
-		if r.q.dated && inWindow(c.row.EventAt, r.q.window) {
+		switch {
+		case r.q.dated && inWindow(c.row.EventAt, r.q.window):
 			w.Date = dateBoost
+		case r.q.temporal && c.base > 0 && r.carriesDate(c.row):
+			w.Date = temporalLean
 		}
 		if usage && c.row.UseCount > 0 {
 			w.Usage = usageBoost * math.Min(1, math.Log1p(float64(c.row.UseCount))/math.Log(11))
@@ -80,6 +85,25 @@ func applyBoosts(ctx context.Context, r *searchRun) error {
 		w.Fused = c.score
 	}
 	return nil
+}
+
+// carriesDate reports whether a memory says when something happened: its
+// text holds a date expression ("yesterday", "in March", "2024-05-01"),
+// or extraction dated it (a derived row whose event time is not the day it
+// was written). A raw row's event time is its session's and says nothing.
+func (r *searchRun) carriesDate(m Memory) bool {
+	if m.Layer != LayerRaw && !m.EventAt.IsZero() && absDuration(m.EventAt.Sub(m.CreatedAt)) > 24*time.Hour {
+		return true
+	}
+	_, _, ok := ParseQueryDates(m.Content, m.EventAt, r.svc.cfg.Extraction.Location)
+	return ok
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }
 
 // sessionParts lends each candidate a share of the best base score in its

@@ -222,3 +222,30 @@ func TestSearch_DiversityAndReplaced(t *testing.T) {
 		}
 	}
 }
+
+// A "when" question with no date of its own leans on the matching
+// memories that carry a date: in their words, or set by extraction.
+func TestSearch_WhenQuestionsLeanOnDatedMemories(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	undated := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Dana moved to Lisbon with her partner"})
+	worded := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Dana moved to Lisbon last week"})
+	extracted := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Dana moved flats in Lisbon",
+		EventAt: time.Date(2025, 4, 2, 0, 0, 0, 0, time.UTC)})
+	res := searchRes(t, r, memory.SearchInput{Query: "When did Dana move to Lisbon?", Limit: 10, MinScore: f64(0)})
+	date := map[string]float64{}
+	for _, h := range res.Hits {
+		date[h.Memory.ID] = h.Why.Date
+	}
+	if date[worded.ID] <= 0 || date[extracted.ID] <= 0 || date[undated.ID] != 0 {
+		t.Fatalf("date parts %v: want worded and extracted > 0, undated 0", date)
+	}
+	if got := ids(res); len(got) < 2 || got[0] == undated.ID {
+		t.Errorf("when question ranks the undated memory first: %v", got)
+	}
+	res = searchRes(t, r, memory.SearchInput{Query: "Where did Dana move?", Limit: 10, MinScore: f64(0)})
+	for _, h := range res.Hits {
+		if h.Why.Date != 0 {
+			t.Errorf("a question not about time gave %s a date part %v", h.Memory.ID, h.Why.Date)
+		}
+	}
+}

@@ -277,7 +277,7 @@ func (s *Service) indexRow(m Memory, v Vector) {
 	if v.Embedder != cur.embedder.Info().ID {
 		return
 	}
-	if err := cur.index.Upsert(IndexEntry{ID: m.ID, Layer: m.Layer, Owner: m.Owner, Values: v.Values}); err != nil {
+	if err := cur.index.Upsert(indexEntry(m.ID, m.Layer, m.Owner, v)); err != nil {
 		s.indexFaults.Add(1)
 	}
 }

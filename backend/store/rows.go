@@ -100,36 +100,54 @@ var littleEndian = func() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }()
 
-// encodeVector packs a vector as little-endian float32s.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	if littleEndian && len(v) > 0 {
-		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(b)))
-		return b
+// encodeVector packs a vector and its parts as little-endian float32s,
+// one after the other.
+func encodeVector(v []float32, parts ...[]float32) []byte {
+	n := len(v)
+	for _, p := range parts {
+		n += len(p)
 	}
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	b := make([]byte, 0, 4*n)
+	for _, x := range append([][]float32{v}, parts...) {
+		b = appendFloats(b, x)
 	}
 	return b
 }
 
-// decodeVector unpacks a vector blob into dst (reused when large enough).
-func decodeVector(dst []float32, b []byte, dims int) ([]float32, error) {
-	if len(b) != 4*dims {
-		return nil, fmt.Errorf("vector blob has %d bytes, want %d", len(b), 4*dims)
+func appendFloats(b []byte, v []float32) []byte {
+	if littleEndian && len(v) > 0 {
+		return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))...)
 	}
-	if cap(dst) < dims {
-		dst = make([]float32, dims)
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
-	dst = dst[:dims]
-	if littleEndian && dims > 0 {
+	return b
+}
+
+// decodeVector unpacks a vector blob of whole vectors of dims floats into
+// dst (reused when large enough) and returns the first vector and the
+// parts after it, which share dst's memory.
+func decodeVector(dst []float32, b []byte, dims int) ([]float32, [][]float32, error) {
+	if dims <= 0 || len(b) == 0 || len(b)%(4*dims) != 0 {
+		return nil, nil, fmt.Errorf("vector blob has %d bytes, not a multiple of %d dimensions", len(b), dims)
+	}
+	n := len(b) / 4
+	if cap(dst) < n {
+		dst = make([]float32, n)
+	}
+	dst = dst[:n]
+	if littleEndian {
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), len(b)), b)
-		return dst, nil
+	} else {
+		for i := range dst {
+			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
 	}
-	for i := range dst {
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	var parts [][]float32
+	for off := dims; off < n; off += dims {
+		parts = append(parts, dst[off:off+dims:off+dims])
 	}
-	return dst, nil
+	return dst[:dims:dims], parts, nil
 }
 
 // placeholders returns "?, ?, ?" for n values.

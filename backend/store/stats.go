@@ -63,7 +63,8 @@ func (s *Store) Stats(ctx context.Context) (memory.StoreStats, error) {
 }
 
 // ScanVectors streams every live row's vector made by embedder. The
-// entry's Values is only valid during the call to fn: it is reused.
+// entry's Values and Parts are only valid during the call to fn: they
+// are reused.
 func (s *Store) ScanVectors(ctx context.Context, embedder string, fn func(memory.IndexEntry) error) error {
 	var buf []float32
 	err := s.query(ctx, `SELECT m.id, m.layer, m.user_id, m.agent_id, e.dims, e.vector
@@ -78,12 +79,14 @@ func (s *Store) ScanVectors(ctx context.Context, embedder string, fn func(memory
 		if err := r.Scan(&e.ID, &layer, &e.Owner.UserID, &e.Owner.AgentID, &dims, &blob); err != nil {
 			return err
 		}
-		v, err := decodeVector(buf, blob, dims)
+		if need := len(blob) / 4; cap(buf) < need {
+			buf = make([]float32, need)
+		}
+		v, parts, err := decodeVector(buf, blob, dims)
 		if err != nil {
 			return fmt.Errorf("memory %s: %w", e.ID, err)
 		}
-		buf = v
-		e.Layer, e.Values = memory.Layer(layer), v
+		e.Layer, e.Values, e.Parts = memory.Layer(layer), v, parts
 		return fn(e)
 	})
 	if err != nil {
@@ -107,7 +110,7 @@ func (s *Store) Vector(ctx context.Context, id string) (memory.Vector, error) {
 	if err != nil {
 		return memory.Vector{}, fmt.Errorf("read vector of %s: %w", id, err)
 	}
-	if v.Values, err = decodeVector(nil, blob, dims); err != nil {
+	if v.Values, v.Parts, err = decodeVector(nil, blob, dims); err != nil {
 		return memory.Vector{}, fmt.Errorf("memory %s: %w", id, err)
 	}
 	return v, nil

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"hyatlas/backend/memory"
 )
@@ -130,5 +131,59 @@ func TestVector(t *testing.T) {
 	for _, id := range []string{"none", "unknown"} {
 		_, err := s.Vector(ctx, id)
 		wantCode(t, err, memory.ENOTFOUND)
+	}
+}
+
+// A long text's sentence vectors are stored with its vector and come back
+// with it, in order, from Vector, ScanVectors and after an edit.
+func TestSentenceVectors(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	parts := [][]float32{vec("p1"), vec("p2"), vec("p3")}
+	withParts := func(p [][]float32) func(*memory.NewRow) {
+		return func(r *memory.NewRow) { r.Vector.Parts = p }
+	}
+	insert(t, s, row("long", "a long text", withParts(parts)), row("short", "a short text"))
+	equalParts := func(got, want [][]float32) bool {
+		return slices.EqualFunc(got, want, func(a, b []float32) bool { return slices.Equal(a, b) })
+	}
+	v, err := s.Vector(ctx, "long")
+	if err != nil || !slices.Equal(v.Values, vec("long")) || !equalParts(v.Parts, parts) {
+		t.Fatalf("Vector = %+v, %v; want the vector and 3 parts", v, err)
+	}
+	if v, _ := s.Vector(ctx, "short"); v.Parts != nil {
+		t.Fatalf("a short text has parts %v", v.Parts)
+	}
+	got := map[string][][]float32{}
+	if err := s.ScanVectors(ctx, testEmbedder, func(e memory.IndexEntry) error {
+		for _, p := range e.Parts {
+			got[e.ID] = append(got[e.ID], slices.Clone(p))
+		}
+		if !slices.Equal(e.Values, vec(e.ID)) {
+			t.Errorf("ScanVectors %s: values %v", e.ID, e.Values)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !equalParts(got["long"], parts) || got["short"] != nil {
+		t.Fatalf("ScanVectors parts = %v", got)
+	}
+	// An edit to a short text drops the parts; a part of the wrong length
+	// is refused and changes nothing.
+	text := "now short"
+	if _, err := s.Update(ctx, "long", memory.Update{Content: &text, Vector: &memory.Vector{Embedder: testEmbedder, Values: vec("long")}, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.Vector(ctx, "long"); v.Parts != nil {
+		t.Fatalf("parts kept after an edit without them: %v", v.Parts)
+	}
+	bad := memory.Vector{Embedder: testEmbedder, Values: vec("short"), Parts: [][]float32{{1, 2}}}
+	other := "other"
+	if _, err := s.Update(ctx, "short", memory.Update{Content: &other, Vector: &bad, At: time.Now()}); err == nil {
+		t.Fatal("a part of the wrong length was stored")
+	}
+	if m := mustGet(t, s, "short"); m.Content != "a short text" {
+		t.Fatalf("refused update changed the row: %q", m.Content)
 	}
 }

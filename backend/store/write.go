@@ -69,10 +69,17 @@ func embedderOf(v memory.Vector) string {
 }
 
 // putVector stores a row's vector and records which embedder made it.
+// The blob holds the vector and then its sentence parts, each of the
+// same length (dims), so a blob of n×dims floats has n-1 parts.
 func putVector(ctx context.Context, tx *sql.Tx, seq int64, v memory.Vector) error {
+	for i, p := range v.Parts {
+		if len(p) != len(v.Values) {
+			return fmt.Errorf("store vector: sentence %d has %d dimensions, the vector %d", i, len(p), len(v.Values))
+		}
+	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO embeddings (memory_seq, dims, vector) VALUES (?, ?, ?)
 		ON CONFLICT (memory_seq) DO UPDATE SET dims = excluded.dims, vector = excluded.vector`,
-		seq, len(v.Values), encodeVector(v.Values))
+		seq, len(v.Values), encodeVector(v.Values, v.Parts...))
 	if err == nil {
 		_, err = tx.ExecContext(ctx, `UPDATE memories SET embedder = ? WHERE seq = ? AND embedder <> ?`,
 			v.Embedder, seq, v.Embedder)

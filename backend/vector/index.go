@@ -12,6 +12,8 @@ package vector
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 
 	"hyatlas/backend/memory"
@@ -27,7 +29,9 @@ type Index struct {
 
 	mu     sync.RWMutex
 	parts  map[partKey]*partition
-	slots  map[string]slot
+	slots  map[string]slot   // by key: a row's id, or partKey of its sentence
+	subs   map[string]int    // number of sentence vectors per row id
+	nSubs  int               // sum of subs
 	agents map[string]uint32 // interned agent ids; 0 is ""
 	names  []string          // agent id by interned number
 }
@@ -61,6 +65,7 @@ func New(dims int) *Index {
 		dims:   dims,
 		parts:  map[partKey]*partition{},
 		slots:  map[string]slot{},
+		subs:   map[string]int{},
 		agents: map[string]uint32{"": 0},
 		names:  []string{""},
 	}
@@ -69,27 +74,44 @@ func New(dims int) *Index {
 // Dims is the vector length the index accepts.
 func (x *Index) Dims() int { return x.dims }
 
-// Len is the number of vectors held.
+// Len is the number of rows held (sentence vectors not counted).
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.slots)
+	return len(x.slots) - x.nSubs
 }
 
-// Upsert adds entries or replaces the vector, layer and owner of existing
-// ids. Vectors are stored normalised to unit length; a vector of the wrong
-// length or with NaN/Inf is refused and nothing of the call is applied.
+// sentenceKey is the slot key of a row's n-th sentence vector; rowID
+// undoes it. Ids never hold a NUL byte.
+func sentenceKey(id string, n int) string { return id + "\x00" + strconv.Itoa(n) }
+
+func rowID(key string) string {
+	if i := strings.IndexByte(key, 0); i >= 0 {
+		return key[:i]
+	}
+	return key
+}
+
+// Upsert adds entries or replaces the vectors, layer and owner of
+// existing ids. Vectors are stored normalised to unit length; a vector
+// (or sentence part) of the wrong length or with NaN/Inf is refused and
+// nothing of the call is applied.
 func (x *Index) Upsert(entries ...memory.IndexEntry) error {
-	scales := make([]float32, len(entries))
+	scales := make([][]float32, len(entries)) // per entry: whole, then parts
 	for i, e := range entries {
-		if len(e.Values) != x.dims {
-			return fmt.Errorf("vector for %s has %d dimensions, the index holds %d", e.ID, len(e.Values), x.dims)
+		if strings.IndexByte(e.ID, 0) >= 0 {
+			return fmt.Errorf("id %q holds a NUL byte", e.ID)
 		}
-		s, ok := unitScale(e.Values)
-		if !ok {
-			return fmt.Errorf("vector for %s is zero or not finite", e.ID)
+		for _, v := range append([][]float32{e.Values}, e.Parts...) {
+			if len(v) != x.dims {
+				return fmt.Errorf("vector for %s has %d dimensions, the index holds %d", e.ID, len(v), x.dims)
+			}
+			s, ok := unitScale(v)
+			if !ok {
+				return fmt.Errorf("vector for %s is zero or not finite", e.ID)
+			}
+			scales[i] = append(scales[i], s)
 		}
-		scales[i] = s
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -101,8 +123,18 @@ func (x *Index) Upsert(entries ...memory.IndexEntry) error {
 			p = &partition{key: key}
 			x.parts[key] = p
 		}
+		agent := x.intern(e.Owner.AgentID)
 		x.slots[e.ID] = slot{part: p, pos: p.n}
-		p.append(e.ID, x.intern(e.Owner.AgentID), e.Values, scales[i], x.dims)
+		p.append(e.ID, agent, e.Values, scales[i][0], x.dims)
+		for n, v := range e.Parts {
+			k := sentenceKey(e.ID, n)
+			x.slots[k] = slot{part: p, pos: p.n}
+			p.append(k, agent, v, scales[i][n+1], x.dims)
+		}
+		if len(e.Parts) > 0 {
+			x.subs[e.ID] = len(e.Parts)
+			x.nSubs += len(e.Parts)
+		}
 	}
 	return nil
 }
@@ -116,8 +148,18 @@ func (x *Index) Remove(ids ...string) {
 	}
 }
 
-// removeLocked moves the partition's last vector into the freed slot.
+// removeLocked removes a row and its sentence vectors.
 func (x *Index) removeLocked(id string) {
+	for n := range x.subs[id] {
+		x.removeSlotLocked(sentenceKey(id, n))
+	}
+	x.nSubs -= x.subs[id]
+	delete(x.subs, id)
+	x.removeSlotLocked(id)
+}
+
+// removeSlotLocked moves the partition's last vector into the freed slot.
+func (x *Index) removeSlotLocked(id string) {
 	s, ok := x.slots[id]
 	if !ok {
 		return

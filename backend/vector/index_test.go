@@ -387,3 +387,76 @@ func TestSearchCancelled(t *testing.T) {
 		})
 	}
 }
+
+// A row's sentence vectors find it, count once, and go with it.
+func TestSentenceParts(t *testing.T) {
+	x := New(4)
+	e := func(v ...float32) []float32 { return v }
+	row := memory.IndexEntry{ID: "long", Layer: memory.LayerFact, Values: e(1, 0, 0, 0),
+		Parts: [][]float32{e(0, 1, 0, 0), e(0, 0, 1, 0)}}
+	other := memory.IndexEntry{ID: "other", Layer: memory.LayerFact, Values: e(0, 0.6, 0, 0.8)}
+	if err := x.Upsert(row, other); err != nil {
+		t.Fatal(err)
+	}
+	search := func(q []float32, k int) []memory.VectorHit {
+		t.Helper()
+		hits, err := x.Search(context.Background(), q, k, memory.VectorFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	cases := []struct {
+		name string
+		q    []float32
+		k    int
+		want []string
+	}{
+		{"whole vector", e(1, 0, 0, 0), 1, []string{"long"}},
+		{"second sentence", e(0, 0, 1, 0), 1, []string{"long"}},
+		{"row counted once", e(0, 1, 1, 0), 2, []string{"long", "other"}},
+		{"other row", e(0, 0, 0, 1), 2, []string{"other", "long"}},
+	}
+	for _, tc := range cases {
+		hits := search(tc.q, tc.k)
+		var ids []string
+		for _, h := range hits {
+			ids = append(ids, h.ID)
+		}
+		if !slices.Equal(ids, tc.want) {
+			t.Fatalf("%s: hits %v, want %v", tc.name, hits, tc.want)
+		}
+	}
+	if hits := search(e(0, 0, 1, 0), 1); math.Abs(hits[0].Score-1) > scoreTol {
+		t.Fatalf("a sentence's own vector scores %v, want 1", hits[0].Score)
+	}
+	if x.Len() != 2 {
+		t.Fatalf("Len = %d, want 2 rows", x.Len())
+	}
+	if v, _ := x.Vector("long"); !slices.Equal(v, e(1, 0, 0, 0)) {
+		t.Fatalf("Vector(long) = %v, want the whole vector", v)
+	}
+	// Re-indexed with one sentence: the dropped one no longer finds it.
+	row.Parts = row.Parts[:1]
+	if err := x.Upsert(row); err != nil {
+		t.Fatal(err)
+	}
+	if hits := search(e(0, 0, 1, 0), 1); hits[0].Score > 0.5 {
+		t.Fatalf("dropped sentence still matches: %v", hits)
+	}
+	bad := row
+	bad.Parts = [][]float32{e(0, 1, 0)}
+	if err := x.Upsert(bad); err == nil {
+		t.Fatal("a sentence of the wrong length was accepted")
+	}
+	if err := x.Upsert(memory.IndexEntry{ID: "a\x00b", Values: e(1, 0, 0, 0)}); err == nil {
+		t.Fatal("an id with a NUL byte was accepted")
+	}
+	x.Remove("long")
+	if x.Len() != 1 || len(x.slots) != 1 || len(x.subs) != 0 || x.nSubs != 0 {
+		t.Fatalf("after Remove: Len %d, slots %d, subs %v", x.Len(), len(x.slots), x.subs)
+	}
+	if hits := search(e(0, 1, 0, 0), 5); len(hits) != 1 || hits[0].ID != "other" {
+		t.Fatalf("after Remove: hits %v, want only other", hits)
+	}
+}

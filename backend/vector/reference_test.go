@@ -43,12 +43,17 @@ type reference map[string]refEntry
 
 type refEntry struct {
 	memory.IndexEntry
-	u []float64 // Values normalised in float64
+	u  []float64   // Values normalised in float64
+	pu [][]float64 // Parts normalised
 }
 
 func (r reference) put(e memory.IndexEntry) {
 	e.Values = slices.Clone(e.Values)
-	r[e.ID] = refEntry{IndexEntry: e, u: unit(e.Values)}
+	re := refEntry{IndexEntry: e, u: unit(e.Values)}
+	for _, p := range e.Parts {
+		re.pu = append(re.pu, unit(p))
+	}
+	r[e.ID] = re
 }
 
 func (r reference) search(q []float32, k int, f memory.VectorFilter) []memory.VectorHit {
@@ -78,12 +83,20 @@ func (r reference) search(q []float32, k int, f memory.VectorFilter) []memory.Ve
 	return hits
 }
 
+// cos is a row's score: the best cosine of its vector and its parts.
 func (r reference) cos(qu []float64, id string) float64 {
-	var s float64
-	for i, x := range r[id].u {
-		s += qu[i] * x
+	dot := func(u []float64) float64 {
+		var s float64
+		for i, x := range u {
+			s += qu[i] * x
+		}
+		return s
 	}
-	return s
+	best := dot(r[id].u)
+	for _, p := range r[id].pu {
+		best = max(best, dot(p))
+	}
+	return best
 }
 
 // checkHits compares got with the reference's answer. A differing id is
@@ -137,6 +150,11 @@ func fill(t testing.TB, x *Index, r *rand.Rand, n int, layers []memory.Layer, us
 			e.Owner.AgentID = "rare"
 		}
 		e.Values = randVec(r, x.Dims())
+		if i%4 == 1 { // some rows have sentence vectors too
+			for range 1 + r.Intn(3) {
+				e.Parts = append(e.Parts, randVec(r, x.Dims()))
+			}
+		}
 		ref.put(e)
 		batch = append(batch, e)
 		if len(batch) == 500 || i == n-1 {
@@ -177,8 +195,12 @@ func checkVectors(t *testing.T, x *Index, ref reference) {
 // id, chunks are full but the last, and no partition is empty.
 func checkInvariants(t *testing.T, x *Index, ref reference) {
 	t.Helper()
-	if x.Len() != len(ref) || len(x.slots) != len(ref) {
-		t.Fatalf("Len = %d, slots %d, want %d", x.Len(), len(x.slots), len(ref))
+	vectors := 0 // rows and their sentence parts
+	for _, e := range ref {
+		vectors += 1 + len(e.Parts)
+	}
+	if x.Len() != len(ref) || len(x.slots) != vectors {
+		t.Fatalf("Len = %d, slots %d, want %d rows and %d vectors", x.Len(), len(x.slots), len(ref), vectors)
 	}
 	rows := 0
 	for key, p := range x.parts {
@@ -197,7 +219,7 @@ func checkInvariants(t *testing.T, x *Index, ref reference) {
 				t.Fatalf("partition %v chunk %d: %d/%d/%d entries, want %d", key, ci, len(c.ids), len(c.agents), len(c.vecs), want)
 			}
 			for off, id := range c.ids {
-				e, ok := ref[id]
+				e, ok := ref[rowID(id)]
 				if !ok {
 					t.Fatalf("partition %v holds removed id %q", key, id)
 				}
@@ -212,7 +234,7 @@ func checkInvariants(t *testing.T, x *Index, ref reference) {
 		}
 		rows += p.n
 	}
-	if rows != len(ref) {
-		t.Fatalf("partitions hold %d rows, want %d", rows, len(ref))
+	if rows != vectors {
+		t.Fatalf("partitions hold %d vectors, want %d", rows, vectors)
 	}
 }

@@ -114,23 +114,39 @@ func (x *Index) selectChunks(f memory.VectorFilter) ([]*chunk, int) {
 	return work, total
 }
 
-// topK keeps the k best hits in a min-heap.
+// topK keeps the k best rows in a min-heap. It is offered slot keys and
+// keeps each row once, with the best score of its whole vector and its
+// sentences.
 type topK struct {
 	k     int
-	items hitHeap
+	items []memory.VectorHit
+	at    map[string]int // row id -> position in items
 }
 
-func newTopK(k int) *topK { return &topK{k: k, items: make(hitHeap, 0, k)} }
+func newTopK(k int) *topK {
+	return &topK{k: k, items: make([]memory.VectorHit, 0, k), at: make(map[string]int, k)}
+}
 
-func (t *topK) offer(id string, score float64) {
-	if len(t.items) < t.k {
-		heap.Push(&t.items, memory.VectorHit{ID: id, Score: score})
+func (t *topK) offer(key string, score float64) {
+	if len(t.items) >= t.k && score <= t.items[0].Score {
 		return
 	}
-	if score > t.items[0].Score {
-		t.items[0] = memory.VectorHit{ID: id, Score: score}
-		heap.Fix(&t.items, 0)
+	id := rowID(key)
+	if i, ok := t.at[id]; ok {
+		if score > t.items[i].Score {
+			t.items[i].Score = score
+			heap.Fix(t, i)
+		}
+		return
 	}
+	if len(t.items) < t.k {
+		heap.Push(t, memory.VectorHit{ID: id, Score: score})
+		return
+	}
+	delete(t.at, t.items[0].ID)
+	t.items[0] = memory.VectorHit{ID: id, Score: score}
+	t.at[id] = 0
+	heap.Fix(t, 0)
 }
 
 // sorted returns the hits best first; equal scores order by id.
@@ -145,15 +161,21 @@ func (t *topK) sorted() []memory.VectorHit {
 	return out
 }
 
-type hitHeap []memory.VectorHit
-
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return h[i].Score < h[j].Score }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(memory.VectorHit)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// heap.Interface, keeping at in step with items.
+func (t *topK) Len() int           { return len(t.items) }
+func (t *topK) Less(i, j int) bool { return t.items[i].Score < t.items[j].Score }
+func (t *topK) Swap(i, j int) {
+	t.items[i], t.items[j] = t.items[j], t.items[i]
+	t.at[t.items[i].ID], t.at[t.items[j].ID] = i, j
+}
+func (t *topK) Push(x any) {
+	h := x.(memory.VectorHit)
+	t.at[h.ID] = len(t.items)
+	t.items = append(t.items, h)
+}
+func (t *topK) Pop() any {
+	h := t.items[len(t.items)-1]
+	t.items = t.items[:len(t.items)-1]
+	delete(t.at, h.ID)
+	return h
 }
