@@ -144,7 +144,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, ListResponse{
 		Total: res.Total, Offset: res.Offset, Limit: res.Limit, Memories: items,
-		Layers: layerCounts(st.Live),
+		Layers: layerCounts(st.Live), GraphNodes: st.GraphNodes, GraphEdges: st.GraphEdges,
 	})
 	return nil
 }

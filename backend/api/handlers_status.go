@@ -70,7 +70,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		Mode: cfg.Mode, ModeDetail: cfg.Mode.Detail(), UsesLLM: cfg.Mode.UsesLLM(),
 		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: "ok",
 		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),
-		Unextracted: st.Unextracted, Consolidations: -1,
+		Unextracted: st.Unextracted, Consolidations: -1, GraphNodes: st.GraphNodes, GraphEdges: st.GraphEdges,
 		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,
 		DataDir: s.cfg.DataDir, Uptime: int64(time.Since(s.cfg.Started).Seconds()),
 		Auth: s.cfg.Auth, IndexFaults: st.IndexFaults,
@@ -102,7 +102,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
 		total += n
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"layers": layerCounts(st.Live), "total": total, "graph_nodes": 0, "graph_edges": 0,
+		"layers": layerCounts(st.Live), "total": total, "graph_nodes": st.GraphNodes, "graph_edges": st.GraphEdges,
 	})
 	return nil
 }

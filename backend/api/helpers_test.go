@@ -44,7 +44,7 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 	emb, _ := embed.NewHash(64)
 	bus := events.New()
 	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra,
-		MinScore: -1, Admin: o.admin}, memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus})
+		MinScore: -1, Admin: o.admin}, memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus, GraphStore: st, Graph: st})
 	if err != nil {
 		t.Fatal(err)
 	}

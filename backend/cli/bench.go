@@ -12,8 +12,9 @@ import (
 )
 
 // runBench runs `hyatlas bench`: with no subcommand, the performance
-// targets table; `bench recall` and `bench search` run the recall and the
-// search benches. All of them work on temporary data.
+// targets table; `bench recall`, `bench search` and `bench graph` run the
+// recall, search and knowledge-graph benches. All of them work on
+// temporary data.
 func runBench(ctx context.Context, e Env, args []string) error {
 	if len(args) > 0 {
 		switch args[0] {
@@ -21,6 +22,8 @@ func runBench(ctx context.Context, e Env, args []string) error {
 			return runBenchRecall(ctx, e, args[1:])
 		case "search":
 			return runBenchSearch(ctx, e, args[1:])
+		case "graph":
+			return runBenchGraph(ctx, e, args[1:])
 		}
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -78,6 +81,23 @@ func runBenchSearch(ctx context.Context, e Env, args []string) error {
 	}
 	return bench.RunSearch(ctx, bench.SearchOptions{Sizes: sizes, Embed: *embedder, Queries: *queries,
 		JSON: *asJSON, Out: e.Stdout, Progress: e.Stderr})
+}
+
+// runBenchGraph runs `hyatlas bench graph`: graph-as-of and change
+// queries over a learned history of --n relations.
+func runBenchGraph(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("bench graph", flag.ContinueOnError)
+	n := fs.Int("n", 50_000, "relations to learn")
+	queries := fs.Int("queries", 100, "timed queries of each kind")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	if *n <= 0 || *queries <= 0 {
+		return usageError{"bench graph: --n and --queries must be positive"}
+	}
+	return bench.RunGraph(ctx, bench.GraphOptions{Relations: *n, Queries: *queries, JSON: *asJSON,
+		Out: e.Stdout, Progress: e.Stderr})
 }
 
 // sizeList is a repeatable flag of positive counts; each value may be a

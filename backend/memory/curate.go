@@ -155,6 +155,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 func (s *Service) deleteWhere(ctx context.Context, f DeleteFilter) (int, error) {
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
+	if f.At.IsZero() {
+		f.At = s.now().UTC()
+	}
 	ids, err := s.store.Delete(ctx, f)
 	if err != nil {
 		return 0, fmt.Errorf("delete memories: %w", err)

@@ -123,6 +123,9 @@ type DeleteFilter struct {
 	Layers []Layer
 	Scope  Scope
 	Whole  bool
+	// At is when the delete happens: the time the relations it leaves
+	// without evidence expire (zero: the store's clock).
+	At time.Time
 }
 
 // Update changes an existing row. Nil fields are left alone.

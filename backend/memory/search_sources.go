@@ -8,8 +8,9 @@ import (
 )
 
 // GraphReader gives the memories related to some memories: reconcile's
-// links today, the knowledge graph once it exists. The search lends a
-// share of a strong match's score to its neighbours.
+// links, and the evidence of the knowledge graph's relations one hop from
+// the relations a memory backs. The search lends a share of a strong
+// match's score to its neighbours.
 type GraphReader interface {
 	Neighbours(ctx context.Context, ids []string) (map[string][]string, error)
 }

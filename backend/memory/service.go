@@ -86,6 +86,9 @@ type Deps struct {
 	// Graph gives related memories for graph-assisted recall; nil turns
 	// that stage off.
 	Graph GraphReader
+	// GraphStore keeps the knowledge graph; nil: no graph (its calls
+	// answer unavailable).
+	GraphStore GraphStore
 }
 
 // Service implements write, recall, retire, restore and curation over a
@@ -111,6 +114,10 @@ type Service struct {
 	llmState  func() LLMState
 	enqueue   func(id string)
 	graph     GraphReader
+	// graphStore keeps the knowledge graph (nil: none); graphCopy is its
+	// nodes and records in memory, reloaded when the store's version moves.
+	graphStore GraphStore
+	graphCopy  graphCache
 	// extracting holds the ids being extracted (each is done once);
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// owners whose Now page is out of date.
@@ -151,7 +158,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		cfg.Extraction.Location = time.Local
 	}
 	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now, extractor: d.Extractor,
-		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph}
+		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph, graphStore: d.GraphStore}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
 	return s, nil
 }
@@ -189,17 +196,24 @@ type Stats struct {
 	// committed; the row is safe and the index is rebuilt at start.
 	IndexFaults int64
 	Reembed     ReembedProgress
+	// GraphNodes and GraphEdges count the knowledge graph's nodes and
+	// held relations, all owners.
+	GraphNodes, GraphEdges int
 }
 
-// Stats reads the store's counts and the index size.
+// Stats reads the store's counts, the graph's and the index size.
 func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	st, err := s.store.Stats(ctx)
 	if err != nil {
 		return Stats{}, fmt.Errorf("read store stats: %w", err)
 	}
 	st.Searches += s.pendingSearches.Load()
+	nodes, edges, err := s.GraphCounts(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
 	return Stats{StoreStats: st, IndexLen: s.current().index.Len(), IndexFaults: s.indexFaults.Load(),
-		Reembed: s.reembedStatus.progress()}, nil
+		Reembed: s.reembedStatus.progress(), GraphNodes: nodes, GraphEdges: edges}, nil
 }
 
 // Ready does a real round trip through every part: it embeds a probe text,

@@ -178,15 +178,24 @@ func (s *Store) Neighbours(ctx context.Context, ids []string) (map[string][]stri
 			args = append(args, id)
 		}
 	}
-	err := s.query(ctx, `SELECT a, b FROM links WHERE a IN (`+ph+`) UNION SELECT b, a FROM links WHERE b IN (`+ph+`)`,
-		args, func(r *sql.Rows) error {
-			var from, to string
-			err := r.Scan(&from, &to)
-			out[from] = append(out[from], to)
+	seen := map[[2]string]bool{}
+	add := func(r *sql.Rows) error {
+		var from, to string
+		if err := r.Scan(&from, &to); err != nil {
 			return err
-		})
-	if err != nil {
+		}
+		if k := [2]string{from, to}; !seen[k] {
+			seen[k] = true
+			out[from] = append(out[from], to)
+		}
+		return nil
+	}
+	if err := s.query(ctx, `SELECT a, b FROM links WHERE a IN (`+ph+`) UNION SELECT b, a FROM links WHERE b IN (`+ph+`)`,
+		args, add); err != nil {
 		return nil, fmt.Errorf("read links: %w", err)
+	}
+	if err := s.query(ctx, graphNeighbours(ph), args[:len(ids)], add); err != nil {
+		return nil, fmt.Errorf("read graph neighbours: %w", err)
 	}
 	return out, nil
 }

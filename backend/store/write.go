@@ -246,6 +246,10 @@ func (s *Store) Delete(ctx context.Context, f memory.DeleteFilter) ([]string, er
 	if len(w.conds) == 0 && !f.Whole {
 		return nil, memory.Errorf(memory.EBADREQUEST, "refusing to delete without a scope")
 	}
+	at := f.At
+	if at.IsZero() {
+		at = time.Now()
+	}
 	var ids []string
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		ids = nil
@@ -253,15 +257,18 @@ func (s *Store) Delete(ctx context.Context, f memory.DeleteFilter) ([]string, er
 		if err != nil {
 			return fmt.Errorf("delete memories: %w", err)
 		}
-		defer rows.Close()
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
+				rows.Close()
 				return fmt.Errorf("delete memories: %w", err)
 			}
 			ids = append(ids, id)
 		}
-		return rows.Err()
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("delete memories: %w", err)
+		}
+		return dropEvidence(ctx, tx, ids, at)
 	})
 	return ids, err
 }

@@ -1,0 +1,294 @@
+package memory
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The knowledge graph (L5) is bitemporal. Each relation between two
+// entities has belief records: when it was true in the world (ValidFrom,
+// ValidTo; zero = unknown) and when the app held that belief (RecordedAt
+// until ExpiredAt; zero = still held). A changed belief expires a record
+// and starts a new one, never rewrites it, so the graph can be read as it
+// stood at any moment:
+//
+//   - on the recorded axis, what the app believed then: the records with
+//     RecordedAt ≤ t < ExpiredAt;
+//   - on the valid axis, what was true then as the app knows it today:
+//     the records held now with ValidFrom ≤ t < ValidTo, where an unknown
+//     ValidFrom counts from when the relation was first learned (not from
+//     the beginning of time) and an unknown ValidTo means still true.
+//
+// The rules that change beliefs:
+//
+//   - A new relation of an exclusive kind (one object at a time: works at,
+//     lives in) ends the subject's other held relation of that kind: its
+//     record expires (ExpiredHow "ended") and a new record holds it with
+//     ValidTo = the new relation's ValidFrom. An older relation arriving
+//     late (it was true before the held one began) ends itself instead:
+//     its ValidTo is the later relation's ValidFrom.
+//   - Stating a held relation again adds evidence and changes no record.
+//   - Retiring the last live fact behind a relation expires it
+//     ("evidence_retired"); restoring one of them holds it again from the
+//     restore. Deleting a memory removes it from every relation's
+//     evidence; a relation left with none expires ("evidence_deleted").
+//     The store applies these in the same transaction as the row change.
+
+// EntityType is what kind of thing a graph node is.
+type EntityType string
+
+// Entity types; anything else is refused.
+const (
+	EntityPerson       EntityType = "person"
+	EntityProject      EntityType = "project"
+	EntityTool         EntityType = "tool"
+	EntityPlace        EntityType = "place"
+	EntityOrganization EntityType = "organization"
+	EntityConcept      EntityType = "concept"
+	EntityOther        EntityType = "other"
+)
+
+// ParseEntityType reads a type; "" is other.
+func ParseEntityType(s string) (EntityType, error) {
+	switch t := EntityType(strings.ToLower(strings.TrimSpace(s))); t {
+	case "":
+		return EntityOther, nil
+	case EntityPerson, EntityProject, EntityTool, EntityPlace, EntityOrganization, EntityConcept, EntityOther:
+		return t, nil
+	default:
+		return "", Errorf(EINVALID, "unknown entity type %q (person, project, tool, place, organization, concept, other)", s)
+	}
+}
+
+// How a relation's record stopped being held.
+const (
+	ExpiredEnded           = "ended"            // a later relation of an exclusive kind took over
+	ExpiredEvidenceRetired = "evidence_retired" // every fact behind it was retired
+	ExpiredEvidenceDeleted = "evidence_deleted" // every memory behind it was deleted
+)
+
+// GraphNode is an entity.
+type GraphNode struct {
+	ID        string     `json:"id"`
+	Owner     Owner      `json:"-"`
+	Name      string     `json:"label"`
+	Type      EntityType `json:"type"`
+	PageID    string     `json:"page_id,omitempty"` // its L8 entity page
+	CreatedAt time.Time  `json:"created_at"`
+	// Strength is its page's strength (DefaultStrength without a page):
+	// with its degree, it decides which nodes a capped view keeps.
+	Strength float64 `json:"strength"`
+	// Degree counts the view's records that touch it (0 outside a view).
+	Degree int `json:"degree"`
+}
+
+// GraphEdge is one belief record of a relation. ID is the relation's id,
+// the same in all its records.
+type GraphEdge struct {
+	ID         string    `json:"id"`
+	Owner      Owner     `json:"-"`
+	From       string    `json:"from"`
+	To         string    `json:"to"`
+	Relation   string    `json:"relation"`
+	Exclusive  bool      `json:"exclusive"`
+	ValidFrom  time.Time `json:"valid_from"`
+	ValidTo    time.Time `json:"valid_to"`
+	LearnedAt  time.Time `json:"learned_at"`
+	RecordedAt time.Time `json:"recorded_at"`
+	ExpiredAt  time.Time `json:"expired_at"`
+	ExpiredHow string    `json:"expired_how,omitempty"`
+	ExpiredBy  string    `json:"expired_by,omitempty"`
+	Facts      []string  `json:"facts"` // evidence: L3 facts
+	Turns      []string  `json:"turns"` // evidence: L2 raw turns
+}
+
+// Held reports whether the record is the app's belief now.
+func (e GraphEdge) Held() bool { return e.ExpiredAt.IsZero() }
+
+// RelationInput is a relation to learn.
+type RelationInput struct {
+	Owner            Owner
+	From, To         string // entity names
+	FromType, ToType EntityType
+	Relation         string
+	Exclusive        bool
+	ValidFrom        time.Time // when it became true; zero = unknown
+	Facts, Turns     []string  // evidence ids
+	At               time.Time // when it is learned (system time); zero = now
+}
+
+// Graph limits.
+const (
+	maxEntityName   = 200
+	maxRelationName = 100
+	maxEvidence     = 200
+)
+
+// GraphPlan is what learning a relation changes, decided by PlanRelation
+// from the subject's held records.
+type GraphPlan struct {
+	// Recite is the held relation stated again (only evidence is added);
+	// empty when the relation is new.
+	Recite string
+	// New is the new relation's record (with its ID), when not a recite.
+	New GraphEdge
+	// End lists held records to expire as "ended", each replaced by a
+	// record that ends at its ValidTo.
+	End []GraphEdge
+}
+
+// PlanRelation applies the bitemporal rules: held are the held records of
+// the subject for this relation (any object), next the new relation (its
+// From, To, Relation, Exclusive, ValidFrom set; ID empty). It is pure.
+func PlanRelation(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
+	for _, h := range held {
+		if h.To == next.To {
+			return GraphPlan{Recite: h.ID}
+		}
+	}
+	next.ID, next.LearnedAt, next.RecordedAt = NewGraphID("r", at), at, at
+	plan := GraphPlan{}
+	if next.Exclusive {
+		for _, h := range held {
+			if !h.Exclusive {
+				continue
+			}
+			if !next.ValidFrom.IsZero() && !h.ValidFrom.IsZero() && next.ValidFrom.Before(h.ValidFrom) {
+				// Late: an older relation ends where the later one began.
+				if next.ValidTo.IsZero() || h.ValidFrom.Before(next.ValidTo) {
+					next.ValidTo = h.ValidFrom
+				}
+				continue
+			}
+			end := next.ValidFrom
+			if end.IsZero() {
+				end = at // unknown start: it ended by the time it was learned
+			}
+			if !h.ValidTo.IsZero() && !end.Before(h.ValidTo) {
+				continue // it had already ended by then
+			}
+			closed := h
+			closed.ValidTo = end
+			plan.End = append(plan.End, closed)
+		}
+	}
+	plan.New = next
+	return plan
+}
+
+// NewGraphID makes a node ("e") or relation ("r") id: the prefix, the UTC
+// time to the second and 8 random hex characters.
+func NewGraphID(prefix string, now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return prefix + now.UTC().Format("20060102150405") + hex.EncodeToString(b[:])
+}
+
+// GraphStore keeps the graph. LearnRelation runs plan on the subject's
+// held records and applies its result in one transaction, creating the
+// two nodes when they are new (linking each to the owner's L8 page of
+// the same name), and adds the evidence.
+type GraphStore interface {
+	LearnRelation(ctx context.Context, in RelationInput, plan func(held []GraphEdge, next GraphEdge) GraphPlan) (GraphEdge, error)
+	// GraphVersion changes whenever nodes or records change; GraphAll
+	// reads them all (without evidence) for the in-memory copy views are
+	// computed from.
+	GraphVersion(ctx context.Context) (int64, error)
+	GraphAll(ctx context.Context) ([]GraphNode, []GraphEdge, error)
+	// GraphAround finds a node by id or name and returns it, the records
+	// held now that touch it and the nodes at their other ends.
+	GraphAround(ctx context.Context, scope Scope, node string) (GraphNode, []GraphEdge, []GraphNode, error)
+	// GraphChanges lists the records recorded or expired in (from, to] and
+	// the nodes created then, with the nodes those records touch.
+	GraphChanges(ctx context.Context, scope Scope, from, to time.Time) (GraphDelta, error)
+	// GraphEvidence fills in the Facts and Turns of the given records.
+	GraphEvidence(ctx context.Context, edges []GraphEdge) error
+	// GraphCounts counts nodes and held relations in scope.
+	GraphCounts(ctx context.Context, scope Scope) (nodes, edges int, err error)
+}
+
+// GraphAxis is the time axis of an as-of view.
+type GraphAxis string
+
+// Axes.
+const (
+	AxisRecorded GraphAxis = "recorded" // what the app believed then
+	AxisValid    GraphAxis = "valid"    // what was true then, as known now
+)
+
+// ParseGraphAxis reads an axis; "" is recorded.
+func ParseGraphAxis(s string) (GraphAxis, error) {
+	switch a := GraphAxis(strings.ToLower(strings.TrimSpace(s))); a {
+	case "":
+		return AxisRecorded, nil
+	case AxisRecorded, AxisValid:
+		return a, nil
+	default:
+		return "", Errorf(EINVALID, "axis must be recorded or valid, not %q", s)
+	}
+}
+
+// GraphDelta is what changed in the graph between two times.
+type GraphDelta struct {
+	From     time.Time   `json:"from"`
+	To       time.Time   `json:"to"`
+	Appeared []GraphEdge `json:"appeared"` // records recorded in (From, To]
+	Ended    []GraphEdge `json:"ended"`    // records expired in (From, To]
+	Nodes    []GraphNode `json:"nodes"`    // nodes created in (From, To] and nodes the records touch
+}
+
+// LearnRelation validates a relation and stores it by the bitemporal
+// rules (see PlanRelation).
+func (s *Service) LearnRelation(ctx context.Context, in RelationInput) (GraphEdge, error) {
+	if s.graphStore == nil {
+		return GraphEdge{}, Errorf(EUNAVAILABLE, "the knowledge graph is not available")
+	}
+	if err := cleanRelation(&in); err != nil {
+		return GraphEdge{}, err
+	}
+	if in.At.IsZero() {
+		in.At = s.now()
+	}
+	e, err := s.graphStore.LearnRelation(ctx, in, func(held []GraphEdge, next GraphEdge) GraphPlan {
+		return PlanRelation(held, next, in.At)
+	})
+	if err != nil {
+		return GraphEdge{}, fmt.Errorf("learn relation %q: %w", in.Relation, err)
+	}
+	return e, nil
+}
+
+// cleanRelation trims and checks a relation's fields.
+func cleanRelation(in *RelationInput) error {
+	in.From, in.To = CleanText(in.From), CleanText(in.To)
+	in.Relation = strings.ToLower(strings.Join(strings.Fields(in.Relation), " "))
+	switch {
+	case in.From == "" || in.To == "":
+		return Errorf(EINVALID, "a relation needs both entity names")
+	case utf8.RuneCountInString(in.From) > maxEntityName || utf8.RuneCountInString(in.To) > maxEntityName:
+		return Errorf(EINVALID, "entity names are at most %d characters", maxEntityName)
+	case in.Relation == "":
+		return Errorf(EINVALID, "a relation needs its name")
+	case utf8.RuneCountInString(in.Relation) > maxRelationName:
+		return Errorf(EINVALID, "relation names are at most %d characters", maxRelationName)
+	case NormalizeText(in.From) == NormalizeText(in.To):
+		return Errorf(EINVALID, "a relation needs two different entities")
+	case len(in.Facts)+len(in.Turns) == 0:
+		return Errorf(EINVALID, "a relation needs evidence (fact or turn ids)")
+	case len(in.Facts)+len(in.Turns) > maxEvidence:
+		return Errorf(EINVALID, "a relation cites at most %d memories", maxEvidence)
+	case in.Owner.UserID == "":
+		return Errorf(EINVALID, "a relation needs its owner")
+	}
+	var err error
+	if in.FromType, err = ParseEntityType(string(in.FromType)); err != nil {
+		return err
+	}
+	in.ToType, err = ParseEntityType(string(in.ToType))
+	return err
+}

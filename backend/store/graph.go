@@ -1,0 +1,269 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// The knowledge graph's tables and their rules are in
+// migrations/0004_graph.sql; the rules for learning a relation are the
+// domain's (memory.PlanRelation), applied here in one transaction.
+
+const edgeColumns = `rel_id, user_id, agent_id, src, dst, relation, exclusive, valid_from, valid_to,
+	learned_at, recorded_at, expired_at, expired_how, expired_by`
+
+// LearnRelation creates the relation's nodes when they are new, runs plan
+// on the subject's held records for the relation, applies the plan and
+// adds the evidence that exists (kind by layer: raw rows are turns, the
+// rest facts). It fails, changing nothing, when none of the evidence ids
+// is a memory. It returns the relation's held record with its evidence.
+func (s *Store) LearnRelation(ctx context.Context, in memory.RelationInput, plan func([]memory.GraphEdge, memory.GraphEdge) memory.GraphPlan) (memory.GraphEdge, error) {
+	var out memory.GraphEdge
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		ids := append(append([]string(nil), in.Facts...), in.Turns...)
+		kinds, err := evidenceKinds(ctx, tx, ids)
+		if err != nil {
+			return err
+		}
+		if len(kinds) == 0 {
+			return memory.Errorf(memory.EINVALID, "none of the relation's evidence ids is a memory")
+		}
+		src, err := ensureNode(ctx, tx, in.Owner, in.From, in.FromType, in.At)
+		if err != nil {
+			return err
+		}
+		dst, err := ensureNode(ctx, tx, in.Owner, in.To, in.ToType, in.At)
+		if err != nil {
+			return err
+		}
+		held, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
+			WHERE expired_at IS NULL AND user_id = ? AND agent_id = ? AND src = ? AND relation = ?`,
+			in.Owner.UserID, in.Owner.AgentID, src, in.Relation)
+		if err != nil {
+			return err
+		}
+		p := plan(held, memory.GraphEdge{Owner: in.Owner, From: src, To: dst, Relation: in.Relation,
+			Exclusive: in.Exclusive, ValidFrom: in.ValidFrom})
+		rel := p.Recite
+		if rel == "" {
+			for _, e := range p.End {
+				if err := expireRecord(ctx, tx, e.ID, in.At, memory.ExpiredEnded, p.New.ID); err != nil {
+					return err
+				}
+				e.RecordedAt, e.ExpiredAt, e.ExpiredHow, e.ExpiredBy = in.At, time.Time{}, "", ""
+				if err := insertRecord(ctx, tx, e); err != nil {
+					return err
+				}
+			}
+			if err := insertRecord(ctx, tx, p.New); err != nil {
+				return err
+			}
+			rel = p.New.ID
+		}
+		for id, kind := range kinds {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO graph_evidence (rel_id, memory_id, kind)
+				VALUES (?, ?, ?)`, rel, id, kind); err != nil {
+				return fmt.Errorf("add evidence: %w", err)
+			}
+		}
+		got, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
+			WHERE rel_id = ? AND expired_at IS NULL`, rel)
+		if err != nil {
+			return err
+		}
+		if len(got) != 1 {
+			return fmt.Errorf("relation %s: %d held records after learning it", rel, len(got))
+		}
+		out = got[0]
+		return fillEvidence(ctx, tx, []*memory.GraphEdge{&out})
+	})
+	return out, err
+}
+
+// dropEvidence takes deleted memories out of every relation's evidence
+// and expires the held records of relations left with none.
+func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time) error {
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := make([]any, 0, len(chunk)+2)
+		args = append(args, at.UnixMilli(), memory.ExpiredEvidenceDeleted)
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		in := placeholders(len(chunk))
+		if _, err := tx.ExecContext(ctx, `UPDATE graph_edges SET expired_at = ?, expired_how = ?
+			WHERE expired_at IS NULL
+			  AND rel_id IN (SELECT rel_id FROM graph_evidence WHERE memory_id IN (`+in+`))
+			  AND NOT EXISTS (SELECT 1 FROM graph_evidence e JOIN memories m ON m.id = e.memory_id
+			                  WHERE e.rel_id = graph_edges.rel_id)`, args...); err != nil {
+			return fmt.Errorf("expire relations without evidence: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM graph_evidence WHERE memory_id IN (`+in+`)`, args[2:]...); err != nil {
+			return fmt.Errorf("drop evidence: %w", err)
+		}
+	}
+	return nil
+}
+
+// evidenceKinds maps the ids that are memories to their evidence kind.
+func evidenceKinds(ctx context.Context, tx *sql.Tx, ids []string) (map[string]string, error) {
+	kinds := map[string]string{}
+	for _, id := range ids {
+		var layer string
+		err := tx.QueryRowContext(ctx, `SELECT layer FROM memories WHERE id = ?`, id).Scan(&layer)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read evidence %s: %w", id, err)
+		}
+		kinds[id] = "fact"
+		if memory.Layer(layer) == memory.LayerRaw {
+			kinds[id] = "turn"
+		}
+	}
+	return kinds, nil
+}
+
+// ensureNode returns the owner's node for name, creating it (linked to
+// the owner's entity page of that name, if any) when it is new. A node of
+// type other takes a more specific type when one is given.
+func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, name string, t memory.EntityType, at time.Time) (string, error) {
+	norm := memory.NormalizeText(name)
+	var id, have string
+	err := tx.QueryRowContext(ctx, `SELECT id, type FROM graph_nodes WHERE user_id = ? AND agent_id = ? AND norm = ?`,
+		o.UserID, o.AgentID, norm).Scan(&id, &have)
+	if err == nil {
+		if have == string(memory.EntityOther) && t != memory.EntityOther {
+			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET type = ? WHERE id = ?`, string(t), id); err != nil {
+				return "", fmt.Errorf("type node %s: %w", id, err)
+			}
+		}
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("read node %q: %w", name, err)
+	}
+	var page string
+	err = tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE layer = ? AND user_id = ? AND agent_id = ?
+		AND retired_at IS NULL AND json_extract(metadata, '$.`+memory.MetaEntityID+`') = ? ORDER BY seq DESC LIMIT 1`,
+		string(memory.LayerEntity), o.UserID, o.AgentID, norm).Scan(&page)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("find the page of %q: %w", name, err)
+	}
+	id = memory.NewGraphID("e", at)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, o.UserID, o.AgentID, name, norm, string(t), page, at.UnixMilli()); err != nil {
+		return "", fmt.Errorf("add node %q: %w", name, err)
+	}
+	return id, nil
+}
+
+func expireRecord(ctx context.Context, tx *sql.Tx, rel string, at time.Time, how, by string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE graph_edges SET expired_at = ?, expired_how = ?, expired_by = ?
+		WHERE rel_id = ? AND expired_at IS NULL`, at.UnixMilli(), how, by, rel); err != nil {
+		return fmt.Errorf("expire relation %s: %w", rel, err)
+	}
+	return nil
+}
+
+func insertRecord(ctx context.Context, tx *sql.Tx, e memory.GraphEdge) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_edges (`+edgeColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, e.Owner.UserID, e.Owner.AgentID, e.From, e.To, e.Relation, e.Exclusive,
+		nullMillis(e.ValidFrom), nullMillis(e.ValidTo), e.LearnedAt.UnixMilli(), e.RecordedAt.UnixMilli(),
+		nullMillis(e.ExpiredAt), e.ExpiredHow, e.ExpiredBy); err != nil {
+		return fmt.Errorf("record relation %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+// queryEdges reads records (edgeColumns) without their evidence.
+func queryEdges(ctx context.Context, q querier, query string, args ...any) ([]memory.GraphEdge, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read relations: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.GraphEdge
+	for rows.Next() {
+		var (
+			e                 memory.GraphEdge
+			from, to, expired sql.NullInt64
+			learned, recorded int64
+		)
+		if err := rows.Scan(&e.ID, &e.Owner.UserID, &e.Owner.AgentID, &e.From, &e.To, &e.Relation, &e.Exclusive,
+			&from, &to, &learned, &recorded, &expired, &e.ExpiredHow, &e.ExpiredBy); err != nil {
+			return nil, fmt.Errorf("read relation: %w", err)
+		}
+		e.ValidFrom, e.ValidTo, e.ExpiredAt = fromNullMillis(from), fromNullMillis(to), fromNullMillis(expired)
+		e.LearnedAt, e.RecordedAt = time.UnixMilli(learned).UTC(), time.UnixMilli(recorded).UTC()
+		e.Facts, e.Turns = []string{}, []string{}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read relations: %w", err)
+	}
+	return out, nil
+}
+
+// fillEvidence reads the evidence of the given records' relations.
+func fillEvidence(ctx context.Context, q querier, edges []*memory.GraphEdge) error {
+	byRel := map[string][]*memory.GraphEdge{}
+	var rels []string
+	for _, e := range edges {
+		if byRel[e.ID] == nil {
+			rels = append(rels, e.ID)
+		}
+		byRel[e.ID] = append(byRel[e.ID], e)
+	}
+	for start := 0; start < len(rels); start += 500 {
+		chunk := rels[start:min(start+500, len(rels))]
+		args := make([]any, len(chunk))
+		for i, r := range chunk {
+			args[i] = r
+		}
+		rows, err := q.QueryContext(ctx, `SELECT rel_id, memory_id, kind FROM graph_evidence
+			WHERE rel_id IN (`+placeholders(len(chunk))+`) ORDER BY rel_id, memory_id`, args...)
+		if err != nil {
+			return fmt.Errorf("read evidence: %w", err)
+		}
+		for rows.Next() {
+			var rel, id, kind string
+			if err := rows.Scan(&rel, &id, &kind); err != nil {
+				rows.Close()
+				return fmt.Errorf("read evidence: %w", err)
+			}
+			for _, e := range byRel[rel] {
+				if kind == "turn" {
+					e.Turns = append(e.Turns, id)
+				} else {
+					e.Facts = append(e.Facts, id)
+				}
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("read evidence: %w", err)
+		}
+	}
+	return nil
+}
+
+func nullMillis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromNullMillis(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(n.Int64).UTC()
+}
