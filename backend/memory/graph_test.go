@@ -254,3 +254,30 @@ func TestGraph_AssistsRecall(t *testing.T) {
 		t.Fatalf("a retired fact still comes through the graph (part %v)", g)
 	}
 }
+
+// Deleting everything an owner has deletes their graph too (names of
+// people and things must not outlive a wipe); other owners keep theirs.
+func TestGraph_OwnerDeleteTakesTheGraph(t *testing.T) {
+	r := graphRig(t)
+	ctx := context.Background()
+	for _, u := range []string{"alice", "bob"} {
+		o := memory.Owner{UserID: u}
+		f := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: u + " knows Carol", Owner: o})
+		if _, err := r.svc.LearnRelation(ctx, memory.RelationInput{Owner: o, From: u, To: "Carol", Relation: "knows", Facts: []string{f.ID}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _ := r.svc.GraphAsOf(ctx, memory.GraphQuery{At: day("2030-01-01"), UserID: "alice"}); len(v.Edges) != 1 {
+		t.Fatalf("alice's graph before her delete: %+v", v) // also loads the in-memory copy
+	}
+	if _, err := r.svc.DeleteAll(ctx, memory.DeleteAllInput{UserID: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, e, _ := r.svc.GraphCounts(ctx); n != 2 || e != 1 {
+		t.Fatalf("after deleting alice: %d nodes, %d relations; want bob's 2 and 1", n, e)
+	}
+	v, err := r.svc.GraphAsOf(ctx, memory.GraphQuery{At: day("2030-01-01"), UserID: "alice"})
+	if err != nil || len(v.Nodes)+len(v.Edges)+v.TotalEdges != 0 {
+		t.Fatalf("alice's graph after her delete: %+v, %v", v, err)
+	}
+}

@@ -110,6 +110,24 @@ func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time) e
 	return nil
 }
 
+// dropGraph deletes the graph of the owners in scope (every owner for an
+// empty scope): a delete of everything an owner has must not leave the
+// names of the people and things in their life behind.
+func dropGraph(ctx context.Context, tx *sql.Tx, scope memory.Scope) error {
+	var w where
+	w.scope("", scope)
+	for _, q := range []string{
+		`DELETE FROM graph_evidence WHERE rel_id IN (SELECT rel_id FROM graph_edges` + w.sql() + `)`,
+		`DELETE FROM graph_edges` + w.sql(),
+		`DELETE FROM graph_nodes` + w.sql(),
+	} {
+		if _, err := tx.ExecContext(ctx, q, w.args...); err != nil {
+			return fmt.Errorf("delete the graph: %w", err)
+		}
+	}
+	return nil
+}
+
 // evidenceKinds maps the ids that are memories to their evidence kind.
 func evidenceKinds(ctx context.Context, tx *sql.Tx, ids []string) (map[string]string, error) {
 	kinds := map[string]string{}

@@ -268,6 +268,9 @@ func (s *Store) Delete(ctx context.Context, f memory.DeleteFilter) ([]string, er
 		if err := rows.Close(); err != nil {
 			return fmt.Errorf("delete memories: %w", err)
 		}
+		if len(f.IDs) == 0 && len(f.Layers) == 0 {
+			return dropGraph(ctx, tx, f.Scope) // everything of these owners goes, the graph too
+		}
 		return dropEvidence(ctx, tx, ids, at)
 	})
 	return ids, err

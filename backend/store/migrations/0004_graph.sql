@@ -105,6 +105,12 @@ END;
 CREATE TRIGGER graph_version_edge_update AFTER UPDATE ON graph_edges BEGIN
     UPDATE graph_version SET v = v + 1;
 END;
+CREATE TRIGGER graph_version_node_delete AFTER DELETE ON graph_nodes BEGIN
+    UPDATE graph_version SET v = v + 1;
+END;
+CREATE TRIGGER graph_version_edge_delete AFTER DELETE ON graph_edges BEGIN
+    UPDATE graph_version SET v = v + 1;
+END;
 CREATE TRIGGER graph_version_page AFTER UPDATE OF strength ON memories
 WHEN new.layer = 'l8_entity' BEGIN
     UPDATE graph_version SET v = v + 1;
