@@ -45,6 +45,9 @@ func TestBench_BadUsage(t *testing.T) {
 		{"bench", "search", "--n", "0"},
 		{"bench", "search", "--embed", "bert"},
 		{"bench", "search", "--queries", "0"},
+		{"bench", "graph", "--n", "0"},
+		{"bench", "graph", "--queries", "-2"},
+		{"bench", "graph", "extra"},
 		{"bench", "--bogus"},
 	} {
 		code, _, errOut := runArgs(t, args...)

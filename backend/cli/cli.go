@@ -57,8 +57,8 @@ func commands() []command {
 		{"egress", "[--limit N] [--json]", "show the ledger of every LLM call (what left this machine)", runEgress},
 		{"reprocess", "[ID...]", "queue memories for extraction again (all not extracted when no ID)", runReprocess},
 		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
-		{"bench", "[--quick] | recall --locomo FILE [--embed glove|hash] [--conversations N] [--questions N] [--json] | search [--n N]... [--embed glove|hash] [--queries N] [--json]",
-			"measure performance targets; recall: LoCoMo recall; search: search latency (temp data)", runBench},
+		{"bench", "[--quick] | recall --locomo FILE [--embed glove|hash] [--conversations N] [--questions N] [--json] | search [--n N]... [--embed glove|hash] [--queries N] [--json] | graph [--n N] [--queries N] [--json]",
+			"measure performance targets; recall: LoCoMo recall; search: search latency; graph: knowledge-graph views (temp data)", runBench},
 		{"version", "", "print the version", runVersion},
 		{"help", "", "show this help", nil},
 	}
