@@ -36,13 +36,7 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func toMemoryJSONs(ms []memory.Memory) []MemoryJSON {
-	out := make([]MemoryJSON, len(ms))
-	for i, m := range ms {
-		out[i] = toMemoryJSON(m)
-	}
-	return out
-}
+func toMemoryJSONs(ms []memory.Memory) []MemoryJSON { return mapAll(ms, toMemoryJSON) }
 
 // PatchRequest is the body of PATCH /api/v1/memories/{id}; absent fields
 // are left alone.

@@ -75,22 +75,6 @@ func toEdgeJSON(e memory.GraphEdge) EdgeJSON {
 	return out
 }
 
-func nodesJSON(ns []memory.GraphNode) []NodeJSON {
-	out := make([]NodeJSON, len(ns))
-	for i, n := range ns {
-		out[i] = toNodeJSON(n)
-	}
-	return out
-}
-
-func edgesJSON(es []memory.GraphEdge) []EdgeJSON {
-	out := make([]EdgeJSON, len(es))
-	for i, e := range es {
-		out[i] = toEdgeJSON(e)
-	}
-	return out
-}
-
 // unixParam reads a Unix-seconds query parameter; "" gives def.
 func unixParam(q string, name string, def time.Time) (time.Time, error) {
 	if q == "" {
@@ -134,7 +118,7 @@ func (s *Server) graphAsOf(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, GraphAsOfResponse{Nodes: nodesJSON(v.Nodes), Relations: edgesJSON(v.Edges),
+	writeJSON(w, http.StatusOK, GraphAsOfResponse{Nodes: mapAll(v.Nodes, toNodeJSON), Relations: mapAll(v.Edges, toEdgeJSON),
 		AsOf: v.AsOf.Unix(), Axis: string(v.Axis), Total: v.TotalEdges, TotalNodes: v.TotalNodes})
 	return nil
 }
@@ -168,7 +152,7 @@ func (s *Server) graphChanges(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, GraphChangesResponse{From: from.Unix(), To: to.Unix(),
-		Appeared: edgesJSON(d.Appeared), Ended: edgesJSON(d.Ended), Nodes: nodesJSON(d.Nodes)})
+		Appeared: mapAll(d.Appeared, toEdgeJSON), Ended: mapAll(d.Ended, toEdgeJSON), Nodes: mapAll(d.Nodes, toNodeJSON)})
 	return nil
 }
 

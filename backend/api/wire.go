@@ -192,3 +192,13 @@ type ListResponse struct {
 	GraphNodes int                  `json:"graph_nodes"`
 	GraphEdges int                  `json:"graph_edges"`
 }
+
+// mapAll converts every element of xs with f, keeping the order; nil in,
+// empty (not null) out.
+func mapAll[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
