@@ -78,6 +78,12 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	for _, n := range st.Live {
 		out.Total += n
 	}
+	if cs := s.mem.ConsolidationStatus(); cs.Passes >= 0 {
+		out.Consolidations = cs.Passes
+		if cs.Last != nil {
+			out.LastConsolidated = cs.Last
+		}
+	}
 	if st.IndexFaults > 0 {
 		out.VDB = "degraded: index updates failed; restart to rebuild the index"
 	}

@@ -34,6 +34,8 @@ func (s *Server) register() {
 		{"DELETE", "/api/v1/delete_all", s.deleteAll}, // same
 		{"POST", "/api/v1/flush", s.flushNow},
 		{"POST", "/api/v1/reprocess", s.reprocess},       // ids, max; 202, queued
+		{"POST", "/api/v1/digest", s.digest},             // a consolidation pass now; its report
+		{"GET", "/api/v1/digest", s.digest},              // passes since start, the last report
 		{"POST", "/api/v1/llm/key", s.handKey},           // key; this machine only, memory only
 		{"GET", "/api/v1/settings/llm-key", s.keyStatus}, // is_set, origin; never the key
 		{"PUT", "/api/v1/settings/llm-key", s.saveKey},   // key, memory_only

@@ -38,6 +38,8 @@ type Config struct {
 
 	LLM    LLMConfig    // HYATLAS_LLM_* and the extraction schedules
 	Search SearchConfig // recall options
+	// Consolidate is the slow path's schedule (ultra).
+	Consolidate ConsolidateConfig
 
 	Embed EmbedConfig
 	// ModelsBase is HYATLAS_MODELS_BASE: where models are downloaded from
@@ -120,6 +122,9 @@ func Load(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	c.Search = loadSearch(getenv, warn)
+	if c.Consolidate, err = loadConsolidate(getenv, c.Mode, warn); err != nil {
+		return Config{}, err
+	}
 	if c.Embed, err = loadEmbed(getenv); err != nil {
 		return Config{}, err
 	}

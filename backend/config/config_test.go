@@ -113,6 +113,8 @@ func TestLoadFatal(t *testing.T) {
 		{"HYATLAS_GO_HOST", "0.0.0.0:80"},
 		{"HYATLAS_USER_ALIASES", "a"},
 		{"HYATLAS_USER_ALIASES", "a,b;c"},
+		{"HYATLAS_CONSOLIDATE_EVERY", "0"},
+		{"HYATLAS_CONSOLIDATE_EVERY", "off"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -151,6 +153,14 @@ func TestLoadWarnings(t *testing.T) {
 		{"HYATLAS_DEDUPE_SCORE", "1.5", func(c Config) bool { return c.LLM.DedupeScore == 0.92 }},
 		{"HYATLAS_RECONCILE", "maybe", func(c Config) bool { return !c.LLM.Reconcile }},
 		{"HYATLAS_EXTRACT_WORKERS", "99", func(c Config) bool { return c.LLM.Workers == 2 }},
+		{"HYATLAS_CONSOLIDATE_EVERY", "often", func(c Config) bool { return c.Consolidate.Every == 6*time.Hour }},
+		{"HYATLAS_CONSOLIDATE_CATCHUP", "-1m", func(c Config) bool { return c.Consolidate.Catchup == 20*time.Minute }},
+		{"HYATLAS_CONSOLIDATE_BATCH", "1", func(c Config) bool { return c.Consolidate.Batch == 50 }},
+		{"HYATLAS_CONSOLIDATE_PARALLEL", "5", func(c Config) bool { return c.Consolidate.Parallel == 2 }},
+		{"HYATLAS_CONSOLIDATE_PARALLEL", "two", func(c Config) bool { return c.Consolidate.Parallel == 2 }},
+		{"HYATLAS_CONSOLIDATE_GRAPH", "maybe", func(c Config) bool { return c.Consolidate.Graph }},
+		{"HYATLAS_CROSS_SCHEMA_EVERY", "daily", func(c Config) bool { return c.Consolidate.CrossEvery == 24*time.Hour }},
+		{"HYATLAS_RAW_RETENTION", "90d", func(c Config) bool { return c.Consolidate.RawRetention == 0 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -163,6 +173,29 @@ func TestLoadWarnings(t *testing.T) {
 				t.Errorf("Warnings = %q, want one naming %s and %q", c.Warnings, tt.name, tt.value)
 			}
 		})
+	}
+}
+
+func TestLoadConsolidate(t *testing.T) {
+	isolate(t)
+	c := mustLoad(t, nil)
+	want := ConsolidateConfig{Every: 6 * time.Hour, Catchup: 20 * time.Minute, Batch: 50, Parallel: 2, Graph: true,
+		CrossEvery: 24 * time.Hour}
+	if c.Consolidate != want {
+		t.Fatalf("defaults = %+v, want %+v", c.Consolidate, want)
+	}
+	c = mustLoad(t, map[string]string{"HYATLAS_CONSOLIDATE_EVERY": "2h", "HYATLAS_CONSOLIDATE_CATCHUP": "5m",
+		"HYATLAS_CONSOLIDATE_BATCH": "25", "HYATLAS_CONSOLIDATE_PARALLEL": "4", "HYATLAS_CONSOLIDATE_RECLUSTER": "168h",
+		"HYATLAS_CONSOLIDATE_GRAPH": "off", "HYATLAS_CROSS_SCHEMA_EVERY": "off", "HYATLAS_RAW_RETENTION": "2160h"})
+	want = ConsolidateConfig{Every: 2 * time.Hour, Catchup: 5 * time.Minute, Batch: 25, Parallel: 4,
+		Recluster: 168 * time.Hour, RawRetention: 2160 * time.Hour}
+	if c.Consolidate != want || len(c.Warnings) != 0 {
+		t.Fatalf("set = %+v (%q), want %+v", c.Consolidate, c.Warnings, want)
+	}
+	// Off is fatal only in ultra, where it would stop the slow path.
+	c = mustLoad(t, map[string]string{"HYATLAS_MODE": "pro", "HYATLAS_CONSOLIDATE_EVERY": "off"})
+	if c.Consolidate.Every != 0 {
+		t.Fatalf("pro: %+v", c.Consolidate)
 	}
 }
 

@@ -14,18 +14,20 @@ import (
 const reembedRetry = time.Minute
 
 // background runs f in a goroutine the engine waits for at Close; its
-// context ends when the engine closes. After Close it runs nothing.
-func (e *Engine) background(f func(context.Context)) {
+// context ends when the engine closes. After Close it runs nothing and
+// returns false.
+func (e *Engine) background(f func(context.Context)) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopped {
-		return
+		return false
 	}
 	e.bg.Add(1)
 	go func() {
 		defer e.bg.Done()
 		f(e.ctx)
 	}()
+	return true
 }
 
 // kickReembed asks the re-embedding loop for a pass.

@@ -133,7 +133,8 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	}
 	e.x = e.newExtraction(ctx, kr, opts.LLMHTTPClient)
 	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
-		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state, Graph: st, GraphStore: st}
+		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state, Graph: st, GraphStore: st,
+		Consolidator: e.consolidator(), ConsolidationStore: st}
 	if cfg.Mode.UsesLLM() {
 		e.x.queue = newExtractQueue()
 		deps.Enqueue = func(id string) { e.x.queue.push(id) }
@@ -145,6 +146,9 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 			NowEvery: cfg.LLM.NowEvery, NowOff: cfg.LLM.NowOff, Location: time.Local},
 		Search: memory.SearchConfig{Recency: cfg.Search.Recency, UsageLearning: cfg.Search.UsageLearning,
 			MMRLambda: cfg.Search.MMRLambda, IntentionTTL: cfg.Search.IntentionTTL},
+		Consolidate: memory.ConsolidateConfig{Batch: cfg.Consolidate.Batch, Parallel: cfg.Consolidate.Parallel,
+			Budget: consolidateBudget, Recluster: cfg.Consolidate.Recluster, Graph: cfg.Consolidate.Graph,
+			CrossEvery: cfg.Consolidate.CrossEvery, RawRetention: cfg.Consolidate.RawRetention},
 	}, deps)
 	if err != nil {
 		return fail(err)
@@ -156,7 +160,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		BindHost: cfg.Host, AllowedHosts: cfg.AllowedHosts, Auth: cfg.Auth, Token: e.Token,
 		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLM.Base, LLMModel: cfg.LLM.Model,
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
-		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x},
+		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x}, Digest: e.Digest,
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()
@@ -167,11 +171,17 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		e.background(e.catchUpLoop)
 		e.background(e.housekeepLoop)
 	}
+	if e.Memory.HasSlowPath() {
+		e.background(e.consolidateLoop)
+	}
 	e.LoadTime = time.Since(started)
 	log.Info("engine open", "data", cfg.Paths.Data, "memories", index.Len(), "embedder", emb.Info().ID,
 		"mode", cfg.Mode, "took", e.LoadTime.Round(time.Millisecond))
 	return e, nil
 }
+
+// consolidateBudget bounds one consolidation pass.
+const consolidateBudget = 10 * time.Minute
 
 // relatedMin is the similarity a stored fact needs to be shown to the
 // model as related, and to be compared by reconcile.

@@ -79,6 +79,37 @@ func ReconcileSchema() map[string]any {
 	})
 }
 
+// ConsolidateSchema is the JSON schema of the consolidation reply; with
+// graph off it asks for neither edges nor the arc.
+func ConsolidateSchema(graph bool) map[string]any {
+	props := map[string]any{
+		"merges":  arrayOf(object(map[string]any{"ids": arrayOf(str()), "text": str()})),
+		"drops":   arrayOf(object(map[string]any{"id": str(), "reason": str()})),
+		"schemas": arrayOf(object(map[string]any{"text": str(), "evidence": arrayOf(str())})),
+	}
+	if graph {
+		props["edges"] = arrayOf(object(map[string]any{
+			"from":       str(),
+			"from_type":  enum(kinds...),
+			"relation":   str(),
+			"to":         str(),
+			"to_type":    enum(kinds...),
+			"exclusive":  map[string]any{"type": "boolean"},
+			"valid_from": nullableStr(),
+			"evidence":   arrayOf(str()),
+		}))
+		props["arc"] = nullableStr()
+	}
+	return object(props)
+}
+
+// CrossSchema is the JSON schema of the cross-topic reply.
+func CrossSchema() map[string]any {
+	return object(map[string]any{
+		"patterns": arrayOf(object(map[string]any{"text": str(), "schemas": arrayOf(str())})),
+	})
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -251,16 +251,25 @@ func (s *Service) LearnRelation(ctx context.Context, in RelationInput) (GraphEdg
 	if err := cleanRelation(&in); err != nil {
 		return GraphEdge{}, err
 	}
+	e, _, err := s.learnRelation(ctx, in)
+	return e, err
+}
+
+// learnRelation stores a cleaned relation; recited says it was already
+// held (only evidence was added).
+func (s *Service) learnRelation(ctx context.Context, in RelationInput) (e GraphEdge, recited bool, err error) {
 	if in.At.IsZero() {
 		in.At = s.now()
 	}
-	e, err := s.graphStore.LearnRelation(ctx, in, func(held []GraphEdge, next GraphEdge) GraphPlan {
-		return PlanRelation(held, next, in.At)
+	e, err = s.graphStore.LearnRelation(ctx, in, func(held []GraphEdge, next GraphEdge) GraphPlan {
+		p := PlanRelation(held, next, in.At)
+		recited = p.Recite != ""
+		return p
 	})
 	if err != nil {
-		return GraphEdge{}, fmt.Errorf("learn relation %q: %w", in.Relation, err)
+		return GraphEdge{}, false, fmt.Errorf("learn relation %q: %w", in.Relation, err)
 	}
-	return e, nil
+	return e, recited, nil
 }
 
 // cleanRelation trims and checks a relation's fields.

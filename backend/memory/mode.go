@@ -36,7 +36,7 @@ func (m Mode) Detail() string {
 	case ModePro:
 		return "per-write extraction (L1, L2, L3, L4, L7, L8)"
 	default:
-		return "per-write extraction (L1, L2, L3, L4, L7, L8); background consolidation (L5, L6) is not in this build yet"
+		return "per-write extraction (L1, L2, L3, L4, L7, L8); background consolidation (L5, L6)"
 	}
 }
 

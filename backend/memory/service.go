@@ -23,6 +23,8 @@ type Config struct {
 	Extraction ExtractionConfig
 	// Search tunes recall.
 	Search SearchConfig
+	// Consolidate tunes the slow path (ultra).
+	Consolidate ConsolidateConfig
 }
 
 // SearchConfig tunes recall. The zero value turns every option off.
@@ -89,6 +91,11 @@ type Deps struct {
 	// GraphStore keeps the knowledge graph; nil: no graph (its calls
 	// answer unavailable).
 	GraphStore GraphStore
+
+	// Consolidator and ConsolidationStore run the slow path (ultra); nil:
+	// no consolidation.
+	Consolidator       Consolidator
+	ConsolidationStore ConsolidationStore
 }
 
 // Service implements write, recall, retire, restore and curation over a
@@ -118,6 +125,10 @@ type Service struct {
 	// nodes and records in memory, reloaded when the store's version moves.
 	graphStore GraphStore
 	graphCopy  graphCache
+	// consolidator and cstore run the slow path; consol is its state.
+	consolidator Consolidator
+	cstore       ConsolidationStore
+	consol       consolidationRuns
 	// extracting holds the ids being extracted (each is done once);
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// owners whose Now page is out of date.
@@ -157,8 +168,20 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	if cfg.Extraction.Location == nil {
 		cfg.Extraction.Location = time.Local
 	}
+	if d.Consolidator != nil && (d.ExtractStore == nil || d.ConsolidationStore == nil) {
+		return nil, fmt.Errorf("memory: a consolidator needs an extraction store and a consolidation store")
+	}
+	c := &cfg.Consolidate
+	if c.Batch < 2 {
+		c.Batch = 50
+	}
+	c.Parallel = max(1, min(c.Parallel, 4))
+	if c.Budget <= 0 {
+		c.Budget = 10 * time.Minute
+	}
 	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now, extractor: d.Extractor,
-		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph, graphStore: d.GraphStore}
+		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph, graphStore: d.GraphStore,
+		consolidator: d.Consolidator, cstore: d.ConsolidationStore}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
 	return s, nil
 }

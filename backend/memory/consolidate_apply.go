@@ -1,0 +1,282 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clusterJob is one due cluster and what its call is shown.
+type clusterJob struct {
+	owner    string // the owner key (its alias group)
+	scope    Scope
+	cluster  Cluster
+	rowOwner Owner             // owner of the rows the call writes: its newest fact's
+	facts    map[string]Memory // its live facts when the pass began
+	order    []string          // fact ids as shown, oldest first
+}
+
+// clusterOutcome is what applying one cluster's plan did.
+type clusterOutcome struct {
+	merged, dropped, schemas, edges, arc int
+	joined                               []string // new merged facts: members from now on
+	errs                                 []string // writes that failed (reported, not retried)
+}
+
+// Bounds of what consolidation writes.
+const (
+	maxReasonBytes       = 600
+	maxConsolidatedBytes = 2000
+)
+
+// applyPlan checks a cluster's plan and writes what passes. Merges and
+// drops commit together, under the owner's extraction lock, against the
+// facts as they are now; if that fails the cluster is retried next pass.
+// Schemas, relations and the arc follow; a failure among them is
+// reported in the outcome and not retried.
+func (s *Service) applyPlan(ctx context.Context, job *clusterJob, plan ConsolidatePlan) (clusterOutcome, error) {
+	var out clusterOutcome
+	now := s.now().UTC()
+	if err := s.reconcileCluster(ctx, job, plan, now, &out); err != nil {
+		return out, err
+	}
+	if err := s.writeSchemas(ctx, job, plan.Schemas, now, &out); err != nil {
+		out.errs = append(out.errs, fmt.Sprintf("cluster %s: schemas: %v", job.cluster.ID, err))
+	}
+	if s.cfg.Consolidate.Graph {
+		if err := s.writeEdges(ctx, job, plan.Edges, now, &out); err != nil {
+			out.errs = append(out.errs, fmt.Sprintf("cluster %s: relations: %v", job.cluster.ID, err))
+		}
+		if err := s.writeArc(ctx, job, plan.Arc, now, &out); err != nil {
+			out.errs = append(out.errs, fmt.Sprintf("cluster %s: arc: %v", job.cluster.ID, err))
+		}
+	}
+	return out, nil
+}
+
+// reconcileCluster applies the merges and drops that pass their guards: a
+// merge needs at least two distinct live facts of this cluster, a text,
+// and every pair of its facts at least MergeSimilarity similar; a drop
+// needs a live fact of this cluster and a reason. Ids the cluster does not
+// hold are ignored, and no fact is used twice.
+func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan ConsolidatePlan, now time.Time, out *clusterOutcome) error {
+	unlock := s.lockOwner(job.rowOwner)
+	defer unlock()
+	current, err := s.store.GetMany(ctx, job.order)
+	if err != nil {
+		return fmt.Errorf("read cluster %s: %w", job.cluster.ID, err)
+	}
+	p := &promotion{s: s, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
+		scope: job.scope, retired: map[string]bool{}}
+	eligible := func(id string) (Memory, bool) {
+		m, ok := current[strings.TrimSpace(id)]
+		_, shown := job.facts[m.ID]
+		return m, ok && shown && m.Live() && !p.retired[m.ID]
+	}
+	for _, mg := range plan.Merges {
+		var facts []Memory
+		for _, id := range mg.IDs {
+			if m, ok := eligible(id); ok && !slices.ContainsFunc(facts, func(f Memory) bool { return f.ID == m.ID }) {
+				facts = append(facts, m)
+			}
+		}
+		text := CutText(CleanText(mg.Text), maxConsolidatedBytes)
+		if len(facts) < 2 || text == "" || !s.allSimilar(facts, MergeSimilarity) {
+			continue
+		}
+		p.mergeFacts(facts, text, job.cluster.ID)
+		out.merged += len(facts)
+	}
+	for _, d := range plan.Drops {
+		m, ok := eligible(d.ID)
+		reason := CutText(CleanText(d.Reason), maxReasonBytes)
+		if !ok || reason == "" {
+			continue
+		}
+		p.retire(m.ID, RetiredDropped, "", reason)
+		if mirror := m.Metadata[MetaMirror]; mirror != "" {
+			p.retire(mirror, RetiredDropped, "", reason)
+		}
+		out.dropped++
+	}
+	if len(p.rows) == 0 && len(p.changes.Retire) == 0 {
+		return nil
+	}
+	if err := p.embed(ctx); err != nil {
+		return err
+	}
+	if err := s.commit(ctx, p); err != nil {
+		return err
+	}
+	for _, m := range p.rows {
+		if m.Layer == LayerFact {
+			out.joined = append(out.joined, m.ID)
+		}
+	}
+	s.markNowDirty(job.rowOwner)
+	return nil
+}
+
+// mergeFacts adds the merged fact (the first fact's owner and label, the
+// latest event date, the union of the sources, the summed count) and
+// retires the originals, with their L1 mirrors, as merged into it.
+func (p *promotion) mergeFacts(facts []Memory, text, topic string) {
+	first := facts[0]
+	var eventAt time.Time
+	var sources []string
+	count, strength := 0, 0.0
+	for _, f := range facts {
+		if f.EventAt.After(eventAt) {
+			eventAt = f.EventAt
+		}
+		sources = union(sources, f.SourceIDs)
+		count += countOf(f)
+		strength = max(strength, f.Strength)
+	}
+	m := p.newRow(LayerFact, text, first.Category, eventAt)
+	m.Owner, m.SessionID, m.Source, m.SourceIDs, m.Strength = first.Owner, first.SessionID, sourceConsol, sources, strength
+	m.Metadata = map[string]string{MetaCount: strconv.Itoa(count), MetaTopic: topic}
+	id := m.ID
+	if first.Category == LabelUserPreferences {
+		mirror := p.newRow(LayerProfile, text, "preference", eventAt)
+		mirror.Owner, mirror.Source, mirror.SourceIDs = first.Owner, sourceConsol, sources
+		mirror.Metadata = map[string]string{MetaMirrorOf: id}
+		p.rows[len(p.rows)-2].Metadata[MetaMirror] = mirror.ID
+	}
+	for _, f := range facts {
+		_ = p.retireFact(context.Background(), f, RetiredMerged, id)
+	}
+}
+
+// allSimilar reports whether every pair of facts is at least min similar
+// (by their vectors in the index; a fact without one fails).
+func (s *Service) allSimilar(facts []Memory, floor float64) bool {
+	cur := s.acquire()
+	defer cur.done()
+	vecs := make([][]float32, len(facts))
+	for i, f := range facts {
+		v, ok := cur.index.Vector(f.ID)
+		if !ok {
+			return false
+		}
+		vecs[i] = v
+	}
+	for i := range vecs {
+		for j := i + 1; j < len(vecs); j++ {
+			if dot(vecs[i], vecs[j]) < floor {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// evidenceOf keeps the ids the job showed, once each, in order.
+func (job *clusterJob) evidenceOf(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if _, ok := job.facts[id]; ok && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// writeSchemas writes the schemas backed by at least two of the cluster's
+// facts that do not repeat a live schema of the owner (SchemaDuplicate),
+// nor each other. A schema keeps its evidence: the fact ids, which a later
+// merge or drop retires but never deletes.
+func (s *Service) writeSchemas(ctx context.Context, job *clusterJob, schemas []PlannedSchema, now time.Time, out *clusterOutcome) error {
+	p := &promotion{s: s, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
+		scope: job.scope, retired: map[string]bool{}}
+	for _, sc := range schemas {
+		text := CutText(CleanText(sc.Text), maxConsolidatedBytes)
+		evidence := job.evidenceOf(sc.Evidence)
+		if text == "" || len(evidence) < 2 {
+			continue
+		}
+		m := p.newRow(LayerSchema, text, categorySchem, time.Time{})
+		m.Source, m.SourceIDs, m.Metadata = sourceConsol, evidence, map[string]string{MetaTopic: job.cluster.ID}
+	}
+	n, err := s.commitNovel(ctx, p, LayerSchema, SchemaDuplicate)
+	out.schemas += n
+	return err
+}
+
+// commitNovel embeds p's rows, keeps those less than dup similar to the
+// owner's live rows of layer and to each other, and commits them. It
+// returns how many it wrote.
+func (s *Service) commitNovel(ctx context.Context, p *promotion, layer Layer, dup float64) (int, error) {
+	if len(p.rows) == 0 {
+		return 0, nil
+	}
+	if err := p.embed(ctx); err != nil {
+		return 0, err
+	}
+	cur := s.acquire()
+	var rows []Memory
+	var vecs []Vector
+	for i, m := range p.rows {
+		v := p.vectors[i]
+		hits, err := cur.index.Search(ctx, v.Values, 1, VectorFilter{Layers: []Layer{layer}, Scope: p.scope})
+		if err != nil {
+			cur.done()
+			return 0, fmt.Errorf("search similar %s rows: %w", layer.Title(), err)
+		}
+		repeats := len(hits) > 0 && hits[0].Score >= dup
+		for _, kept := range vecs {
+			repeats = repeats || dot(kept.Values, v.Values) >= dup
+		}
+		if !repeats {
+			rows, vecs = append(rows, m), append(vecs, v)
+		}
+	}
+	cur.done()
+	p.rows, p.vectors = rows, vecs
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	if err := s.commit(ctx, p); err != nil {
+		return 0, err
+	}
+	return len(rows), nil
+}
+
+// writeArc replaces the owner's rolling arc (an L4 row) with the plan's.
+func (s *Service) writeArc(ctx context.Context, job *clusterJob, arc string, now time.Time, out *clusterOutcome) error {
+	text := CutText(CleanText(arc), maxConsolidatedBytes)
+	if text == "" {
+		return nil
+	}
+	old, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerSummary}, Scope: job.scope, Category: categoryArc, Limit: 20})
+	if err != nil {
+		return fmt.Errorf("read the current arc: %w", err)
+	}
+	p := &promotion{s: s, raw: Memory{ID: "arc", Owner: job.rowOwner}, now: now, scope: job.scope, retired: map[string]bool{}}
+	m := p.newRow(LayerSummary, text, categoryArc, time.Time{})
+	m.Source, m.SourceIDs, m.Metadata = sourceConsol, nil, map[string]string{MetaArc: "true"}
+	for _, o := range old {
+		p.retire(o.ID, RetiredReplaced, m.ID, "")
+	}
+	if err := p.embed(ctx); err != nil {
+		return err
+	}
+	if err := s.commit(ctx, p); err != nil {
+		return err
+	}
+	out.arc++
+	return nil
+}
+
+// currentArc is the owner's live arc text ("" when none).
+func (s *Service) currentArc(ctx context.Context, scope Scope) (string, error) {
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerSummary}, Scope: scope, Category: categoryArc, Limit: 1})
+	if err != nil || len(rows) == 0 {
+		return "", err
+	}
+	return rows[0].Content, nil
+}

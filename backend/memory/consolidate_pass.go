@@ -1,0 +1,434 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// consolidationRuns is the single-flight state of the slow path and what
+// status reports about it since the process started.
+type consolidationRuns struct {
+	mu        sync.Mutex
+	running   *passFlight
+	passes    int
+	last      *ConsolidationReport
+	durations []time.Duration // recent successful calls
+}
+
+type passFlight struct {
+	done   chan struct{}
+	report ConsolidationReport
+	err    error
+}
+
+// ConsolidationStatus is what status shows: Passes is -1 when the mode
+// has no slow path.
+type ConsolidationStatus struct {
+	Passes int
+	Last   *ConsolidationReport
+}
+
+// HasSlowPath reports whether this service consolidates (ultra with a
+// consolidator and a place to keep clusters).
+func (s *Service) HasSlowPath() bool {
+	return s.cfg.Mode == ModeUltra && s.consolidator != nil && s.cstore != nil
+}
+
+// ConsolidationStatus reports the passes run since start and the last one.
+func (s *Service) ConsolidationStatus() ConsolidationStatus {
+	if !s.HasSlowPath() {
+		return ConsolidationStatus{Passes: -1}
+	}
+	s.consol.mu.Lock()
+	defer s.consol.mu.Unlock()
+	st := ConsolidationStatus{Passes: s.consol.passes}
+	if s.consol.last != nil {
+		r := *s.consol.last
+		st.Last = &r
+	}
+	return st
+}
+
+// Consolidate runs one pass now, or, when one is running, waits for it
+// and returns its report (single flight). ctx bounds the wait and the
+// pass this call starts.
+func (s *Service) Consolidate(ctx context.Context) (ConsolidationReport, error) {
+	if !s.HasSlowPath() {
+		return ConsolidationReport{}, Errorf(EUNAVAILABLE, "consolidation runs only in ultra mode with an extraction endpoint (mode is %s)", s.cfg.Mode)
+	}
+	s.consol.mu.Lock()
+	f := s.consol.running
+	if f == nil {
+		f = &passFlight{done: make(chan struct{})}
+		s.consol.running = f
+		s.consol.mu.Unlock()
+		f.report, f.err = s.runPass(ctx)
+		s.consol.mu.Lock()
+		s.consol.running = nil
+		if f.err == nil {
+			s.consol.passes++
+			r := f.report
+			s.consol.last = &r
+		}
+		s.consol.mu.Unlock()
+		close(f.done)
+		return f.report, f.err
+	}
+	s.consol.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.report, f.err
+	case <-ctx.Done():
+		return ConsolidationReport{}, ctx.Err()
+	}
+}
+
+// ownerFacts is one owner's live facts, oldest first.
+type ownerFacts struct {
+	key   string
+	scope Scope
+	facts []Memory
+}
+
+// runPass is one consolidation pass over every owner.
+func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
+	start := s.now().UTC()
+	rep := ConsolidationReport{StartedAt: start, Errors: []string{}}
+	s.events.Publish(Event{Type: "consolidate.started", At: start})
+	owners, err := s.factsByOwner(ctx)
+	if err != nil {
+		return rep, err
+	}
+	var jobs []*clusterJob
+	states := map[string]*ownerState{}
+	for _, o := range owners {
+		rep.FactsIn += len(o.facts)
+		st, due, skipped, err := s.prepareOwner(ctx, o, start)
+		if err != nil {
+			return rep, err
+		}
+		states[o.key] = st
+		jobs = append(jobs, due...)
+		for _, c := range skipped {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cluster %s skipped after %d failed passes in a row (last: %s); it is tried again when a fact joins it or a day after its last failure",
+				o.key, c.ID, c.Fails, c.LastErr))
+		}
+		switch {
+		case len(due) > 0:
+			rep.OwnersRun++
+		case len(skipped) > 0:
+			rep.SkippedOwners++
+		default:
+			rep.OwnersUnchanged++
+		}
+	}
+	if len(jobs) > 0 && s.llmState() != LLMOK {
+		rep.Errors = append(rep.Errors, fmt.Sprintf("no call made: the extraction endpoint is %s", s.llmState()))
+		rep.ClustersPending = len(jobs)
+	} else if len(jobs) > 0 {
+		s.runJobs(ctx, jobs, states, start, &rep)
+	}
+	if s.llmState() == LLMOK && !rep.ProviderDown {
+		for _, o := range owners {
+			s.crossTopic(ctx, o, states[o.key], &rep)
+		}
+	}
+	if err := s.pruneRaw(ctx, start, &rep); err != nil {
+		rep.Errors = append(rep.Errors, "raw retention: "+err.Error())
+	}
+	rep.DurationMS = s.now().Sub(start).Milliseconds()
+	s.events.Publish(Event{Type: "consolidate.done", At: s.now().UTC(), Data: rep})
+	return rep, nil
+}
+
+// ownerState is an owner's clusters during a pass; mu guards saving them.
+type ownerState struct {
+	mu  sync.Mutex
+	key string
+	st  OwnerClusters
+}
+
+// saveCluster writes the owner's clusters after changing one with f.
+func (s *Service) saveCluster(ctx context.Context, own *ownerState, id string, f func(*Cluster)) error {
+	own.mu.Lock()
+	defer own.mu.Unlock()
+	for i := range own.st.Clusters {
+		if own.st.Clusters[i].ID == id {
+			f(&own.st.Clusters[i])
+		}
+	}
+	return s.cstore.SaveClusters(ctx, own.key, own.st)
+}
+
+// prepareOwner brings an owner's clusters up to date with their facts,
+// saves them, and returns the due clusters as jobs and the resting ones.
+func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, now time.Time) (*ownerState, []*clusterJob, []Cluster, error) {
+	st, err := s.cstore.LoadClusters(ctx, o.key)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("load clusters of %s: %w", o.key, err)
+	}
+	live := make([]string, len(o.facts))
+	byID := make(map[string]Memory, len(o.facts))
+	for i, f := range o.facts {
+		live[i], byID[f.ID] = f.ID, f
+	}
+	nearest := s.nearestFacts(ctx, o.scope)
+	batch := max(s.cfg.Consolidate.Batch, 2)
+	if r := s.cfg.Consolidate.Recluster; r > 0 && !st.ClusteredAt.IsZero() && now.Sub(st.ClusteredAt) >= r {
+		recluster(&st, live, nearest, batch, now)
+	} else {
+		clusterFacts(&st, live, nearest, batch)
+	}
+	if st.ClusteredAt.IsZero() {
+		st.ClusteredAt = now
+	}
+	if err := s.cstore.SaveClusters(ctx, o.key, st); err != nil {
+		return nil, nil, nil, fmt.Errorf("save clusters of %s: %w", o.key, err)
+	}
+	own := &ownerState{key: o.key, st: st}
+	var jobs []*clusterJob
+	var skipped []Cluster
+	for _, c := range st.Clusters {
+		due, skip := clusterDue(c, now)
+		if skip {
+			skipped = append(skipped, c)
+		}
+		if !due {
+			continue
+		}
+		job := &clusterJob{owner: o.key, scope: o.scope, cluster: c, facts: map[string]Memory{}}
+		for _, id := range c.Members {
+			f := byID[id]
+			job.facts[id] = f
+			job.order = append(job.order, id)
+		}
+		sort.SliceStable(job.order, func(i, j int) bool {
+			return job.facts[job.order[i]].CreatedAt.Before(job.facts[job.order[j]].CreatedAt)
+		})
+		job.rowOwner = job.facts[job.order[len(job.order)-1]].Owner
+		jobs = append(jobs, job)
+	}
+	return own, jobs, skipped, nil
+}
+
+// nearestFacts ranks an owner's facts by similarity to one of them, using
+// the vector index; a fact without a vector has no neighbours.
+func (s *Service) nearestFacts(ctx context.Context, scope Scope) nearestFunc {
+	return func(id string) []string {
+		cur := s.acquire()
+		defer cur.done()
+		v, ok := cur.index.Vector(id)
+		if !ok {
+			return nil
+		}
+		hits, err := cur.index.Search(ctx, v, 8, VectorFilter{Layers: []Layer{LayerFact}, Scope: scope})
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, h := range hits {
+			if h.ID != id && h.Score >= ClusterJoin {
+				out = append(out, h.ID)
+			}
+		}
+		return out
+	}
+}
+
+// factsByOwner reads every live L3 fact (task experiences aside), grouped
+// by owner: the alias group of the fact's user.
+func (s *Service) factsByOwner(ctx context.Context) ([]ownerFacts, error) {
+	const page = 1000
+	groups := map[string]*ownerFacts{}
+	for offset := 0; ; offset += page {
+		rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerFact}, Oldest: true, Offset: offset, Limit: page})
+		if err != nil {
+			return nil, fmt.Errorf("list facts to consolidate: %w", err)
+		}
+		for _, m := range rows {
+			if m.Category == CategoryExperience {
+				continue
+			}
+			ids := s.cfg.Aliases.Expand(m.Owner.UserID)
+			key := strings.Join(ids, ",")
+			g := groups[key]
+			if g == nil {
+				g = &ownerFacts{key: key, scope: Scope{UserIDs: ids}}
+				groups[key] = g
+			}
+			g.facts = append(g.facts, m)
+		}
+		if len(rows) < page {
+			break
+		}
+	}
+	out := make([]ownerFacts, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, *g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out, nil
+}
+
+// callResult is how one cluster's call went.
+type callResult struct {
+	job *clusterJob
+	err error
+}
+
+// runJobs calls the due clusters, Parallel at a time, starting none when
+// less of the budget is left than a call is expected to take. Each
+// success is saved at once; failures are charged at the end, unless the
+// provider was down (two or more failed and none succeeded).
+func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[string]*ownerState, start time.Time, rep *ConsolidationReport) {
+	deadline := start.Add(s.cfg.Consolidate.Budget)
+	work := make(chan *clusterJob)
+	var mu sync.Mutex
+	var failed []callResult
+	succeeded, done := 0, 0
+	var wg sync.WaitGroup
+	for range max(1, min(s.cfg.Consolidate.Parallel, 4)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range work {
+				out, err := s.runCluster(ctx, job, states[job.owner])
+				mu.Lock()
+				done++
+				if err != nil {
+					failed = append(failed, callResult{job, err})
+				} else {
+					succeeded++
+					rep.ClustersRun++
+					rep.Merged += out.merged
+					rep.Dropped += out.dropped
+					rep.Schemas += out.schemas
+					rep.Edges += out.edges
+					rep.Arc += out.arc
+					rep.Errors = append(rep.Errors, out.errs...)
+				}
+				s.events.Publish(Event{Type: "consolidate.progress", At: s.now().UTC(), Data: map[string]any{
+					"done": done, "total": len(jobs), "cluster": job.cluster.ID, "ok": err == nil}})
+				mu.Unlock()
+			}
+		}()
+	}
+	started := 0
+	for _, job := range jobs {
+		if ctx.Err() != nil || s.now().Add(s.callEstimate()).After(deadline) {
+			break
+		}
+		work <- job
+		started++
+	}
+	close(work)
+	wg.Wait()
+	rep.ClustersPending = len(jobs) - started + len(failed)
+	if started < len(jobs) {
+		rep.Errors = append(rep.Errors, fmt.Sprintf("%d clusters left for the next pass: the pass's time budget ran out", len(jobs)-started))
+	}
+	rep.ProviderDown = len(failed) >= 2 && succeeded == 0
+	for _, f := range failed {
+		rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cluster %s: %v", f.job.owner, f.job.cluster.ID, f.err))
+		if rep.ProviderDown {
+			continue
+		}
+		now := s.now().UTC()
+		msg := f.err.Error()
+		if err := s.saveCluster(ctx, states[f.job.owner], f.job.cluster.ID, func(c *Cluster) {
+			c.Fails, c.FailedAt, c.LastErr = c.Fails+1, now, msg
+		}); err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("save cluster %s: %v", f.job.cluster.ID, err))
+		}
+	}
+	if rep.ProviderDown {
+		rep.Errors = append(rep.Errors, "every call failed: the provider is taken to be down and no cluster is charged")
+	}
+}
+
+// runCluster makes one cluster's call, applies the plan and saves the
+// cluster's progress.
+func (s *Service) runCluster(ctx context.Context, job *clusterJob, own *ownerState) (clusterOutcome, error) {
+	req, err := s.clusterRequest(ctx, job)
+	if err != nil {
+		return clusterOutcome{}, err
+	}
+	began := time.Now()
+	plan, err := s.consolidator.Consolidate(ctx, req)
+	if err != nil {
+		return clusterOutcome{}, err
+	}
+	s.noteCall(time.Since(began))
+	out, err := s.applyPlan(ctx, job, plan)
+	if err != nil {
+		return out, err
+	}
+	now := s.now().UTC()
+	if err := s.saveCluster(ctx, own, job.cluster.ID, func(c *Cluster) {
+		c.Dirty, c.OKAt, c.Fails, c.LastErr = false, now, 0, ""
+		c.Members = append(c.Members, out.joined...)
+	}); err != nil {
+		out.errs = append(out.errs, fmt.Sprintf("save cluster %s: %v", job.cluster.ID, err))
+	}
+	return out, nil
+}
+
+// clusterRequest builds what a cluster's call is shown.
+func (s *Service) clusterRequest(ctx context.Context, job *clusterJob) (ConsolidateRequest, error) {
+	req := ConsolidateRequest{Today: s.now().In(s.cfg.Extraction.Location), Graph: s.cfg.Consolidate.Graph}
+	for _, id := range job.order {
+		f := job.facts[id]
+		req.Facts = append(req.Facts, ClusterFact{ID: f.ID, Text: truncateText(f.Content, consolidateText),
+			EventAt: f.EventAt, Turns: f.SourceIDs})
+	}
+	schemas, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerSchema}, Scope: job.scope, Limit: maxClusterSchemas})
+	if err != nil {
+		return req, fmt.Errorf("read schemas: %w", err)
+	}
+	for _, m := range schemas {
+		req.Schemas = append(req.Schemas, ShownSchema{ID: m.ID, Text: truncateText(m.Content, consolidateSchema)})
+	}
+	if req.Graph {
+		if req.Arc, err = s.currentArc(ctx, job.scope); err != nil {
+			return req, fmt.Errorf("read arc: %w", err)
+		}
+	}
+	return req, nil
+}
+
+// truncateText keeps at most n runes of s.
+func truncateText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+// noteCall keeps a successful call's duration for the estimate.
+func (s *Service) noteCall(d time.Duration) {
+	s.consol.mu.Lock()
+	defer s.consol.mu.Unlock()
+	s.consol.durations = append(s.consol.durations, d)
+	if len(s.consol.durations) > recentCalls {
+		s.consol.durations = s.consol.durations[1:]
+	}
+}
+
+// callEstimate is how long the next call is expected to take: 1.25 times
+// the median of recent successful calls, at least minCallEstimate.
+func (s *Service) callEstimate() time.Duration {
+	s.consol.mu.Lock()
+	d := slices.Clone(s.consol.durations)
+	s.consol.mu.Unlock()
+	if len(d) == 0 {
+		return minCallEstimate
+	}
+	slices.Sort(d)
+	return max(minCallEstimate, d[len(d)/2]*5/4)
+}
