@@ -91,6 +91,12 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	if cfg.LLM.Timeout <= 0 {
 		cfg.LLM.Timeout = 300 * time.Second
 	}
+	if cfg.Consolidate.Every <= 0 { // config.Load refuses this in ultra; a hand-built config gets the default
+		cfg.Consolidate.Every = 6 * time.Hour
+	}
+	if cfg.Consolidate.Catchup <= 0 {
+		cfg.Consolidate.Catchup = cfg.Consolidate.Every
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()

@@ -28,8 +28,11 @@ type llmRequest struct {
 	Model, System, User, Auth, Format, UserAgent string
 }
 
-// Purpose guesses the call's purpose from its system prompt.
-func (r llmRequest) extraction() bool { return strings.Contains(r.System, "long-term memory") }
+// extraction guesses from the system prompt that the call is a write's
+// extraction; consolidation tells the slow path's calls.
+func (r llmRequest) extraction() bool { return strings.HasPrefix(r.System, "You keep the long-term memory") }
+
+func (r llmRequest) consolidation() bool { return strings.HasPrefix(r.System, "You consolidate") }
 
 func newFakeLLM(t *testing.T) *fakeLLM {
 	t.Helper()
