@@ -30,7 +30,9 @@ type llmRequest struct {
 
 // extraction guesses from the system prompt that the call is a write's
 // extraction; consolidation tells the slow path's calls.
-func (r llmRequest) extraction() bool { return strings.HasPrefix(r.System, "You keep the long-term memory") }
+func (r llmRequest) extraction() bool {
+	return strings.HasPrefix(r.System, "You keep the long-term memory")
+}
 
 func (r llmRequest) consolidation() bool { return strings.HasPrefix(r.System, "You consolidate") }
 
