@@ -56,6 +56,7 @@ func commands() []command {
 		{"key", "[--memory-only] set | delete | status", "manage the extraction key (set reads it from stdin, unechoed)", runKey},
 		{"egress", "[--limit N] [--json]", "show the ledger of every LLM call (what left this machine)", runEgress},
 		{"reprocess", "[ID...]", "queue memories for extraction again (all not extracted when no ID)", runReprocess},
+		{"digest", "[--json]", "run a consolidation pass now (ultra) and print its report", runDigest},
 		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
 		{"bench", "[--quick] | recall --locomo FILE [--embed glove|hash] [--conversations N] [--questions N] [--json] | search [--n N]... [--embed glove|hash] [--queries N] [--json] | graph [--n N] [--queries N] [--json]",
 			"measure performance targets; recall: LoCoMo recall; search: search latency; graph: knowledge-graph views (temp data)", runBench},

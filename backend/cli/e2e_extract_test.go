@@ -155,7 +155,35 @@ func TestKeyAndEgressCommands(t *testing.T) {
 	if out, code = in.Run("reprocess"); code != 0 || !strings.Contains(out, "queued") {
 		t.Fatalf("reprocess: exit %d\n%s", code, out)
 	}
+	if out, code = in.Run("digest"); code != 1 || !strings.Contains(out, "ultra mode") {
+		t.Fatalf("digest in pro mode: exit %d\n%s", code, out)
+	}
 	if strings.Contains(in.Out.String(), secret) {
 		t.Error("the server log carries the key")
+	}
+}
+
+// TestDigestCommand: in ultra mode `hyatlas digest` runs a pass on the
+// running instance and prints its report; --json prints the reply.
+func TestDigestCommand(t *testing.T) {
+	llm := newChatServer(t)
+	close(llm.release)
+	in := newInstance(t, "HYATLAS_MODE=ultra", "HYATLAS_EMBED_BASE=local", "HYATLAS_LLM_BASE="+llm.srv.URL+"/v1",
+		"HYATLAS_LLM_MODEL=m")
+	in.Start("serve")
+	if out, code := in.Run("add", "--user", "cli", "my server survived a crash"); code != 0 {
+		t.Fatalf("add: %s", out)
+	}
+	out, code := in.Run("digest")
+	if code != 0 || !strings.Contains(out, "consolidation pass:") || !strings.Contains(out, "clusters run") {
+		t.Fatalf("digest: exit %d\n%s", code, out)
+	}
+	out, code = in.Run("digest", "--json")
+	var rep api.DigestResponse
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || !rep.DigestOK || rep.Report == nil {
+		t.Fatalf("digest --json: exit %d\n%s", code, out)
+	}
+	if _, code := in.Run("digest", "now"); code != 2 {
+		t.Errorf("digest with an argument: exit %d, want 2", code)
 	}
 }

@@ -45,6 +45,9 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 		m.Metadata = map[string]string{MetaRelation: rec.ID, MetaTopic: job.cluster.ID}
 	}
 	if len(p.rows) > 0 {
+		if err := s.retireEndedRelations(ctx, job.scope, p, now); err != nil {
+			errs = append(errs, err)
+		}
 		if err := p.embed(ctx); err != nil {
 			errs = append(errs, err)
 		} else if err := s.commit(ctx, p); err != nil {
@@ -52,6 +55,40 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// retireEndedRelations retires, as replaced, the L5 rows of relations
+// that the new ones in p ended (an exclusive relation: Alice works at
+// Globex ends Alice works at Acme). The graph keeps the ended relation's
+// history; recall stops offering it as current. Restore brings it back.
+func (s *Service) retireEndedRelations(ctx context.Context, scope Scope, p *promotion, now time.Time) error {
+	byRelation := map[string]string{} // new relation id -> its L5 row
+	for _, m := range p.rows {
+		byRelation[m.Metadata[MetaRelation]] = m.ID
+	}
+	d, err := s.graphStore.GraphChanges(ctx, scope, now.Add(-time.Millisecond), now)
+	if err != nil {
+		return fmt.Errorf("read ended relations: %w", err)
+	}
+	endedBy := map[string]string{} // ended relation id -> the L5 row that replaces it
+	for _, e := range d.Ended {
+		if row, ok := byRelation[e.ExpiredBy]; ok && e.ExpiredHow == ExpiredEnded {
+			endedBy[e.ID] = row
+		}
+	}
+	if len(endedBy) == 0 {
+		return nil
+	}
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerKnowledge}, Scope: scope, Category: categoryRelation, Limit: MaxListLimit})
+	if err != nil {
+		return fmt.Errorf("read relation rows: %w", err)
+	}
+	for _, m := range rows {
+		if by, ok := endedBy[m.Metadata[MetaRelation]]; ok {
+			p.retire(m.ID, RetiredReplaced, by, "the relation ended")
+		}
+	}
+	return nil
 }
 
 // relationInput turns a planned edge into a relation to learn, or false

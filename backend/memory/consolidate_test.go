@@ -2,7 +2,6 @@ package memory_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -353,4 +352,68 @@ func TestConsolidateWithoutKeyCallsNothing(t *testing.T) {
 	}
 }
 
-var _ = errors.New
+
+// A relation that ends another (an exclusive one) retires the ended
+// relation's L5 row as replaced; the graph keeps its history.
+func TestConsolidateEndedRelationRetiresItsRow(t *testing.T) {
+	r, c := newConsolidateRig(t, consolidateCfg())
+	acme1 := r.fact(t, "Alice works at Acme", "alice", r.turn(t, "acme", "alice"), date("2024-01-01"))
+	acme2 := r.fact(t, "Alice is an Acme engineer", "alice", r.turn(t, "acme again", "alice"), date("2024-02-01"))
+	works := func(to string, ids ...string) memory.ConsolidatePlan {
+		return memory.ConsolidatePlan{Edges: []memory.PlannedEdge{{From: "Alice", To: to, Relation: "works at", Exclusive: true, Evidence: ids}}}
+	}
+	c.set(reply(works("Acme", acme1.ID, acme2.ID)))
+	r.consolidate(t)
+	old := r.live(t, memory.LayerKnowledge, "alice")
+	if len(old) != 1 {
+		t.Fatalf("L5 rows: %+v", old)
+	}
+	g1 := r.fact(t, "Alice works at Globex", "alice", r.turn(t, "globex", "alice"), date("2025-03-01"))
+	g2 := r.fact(t, "Alice joined Globex", "alice", r.turn(t, "globex again", "alice"), date("2025-03-02"))
+	c.set(reply(works("Globex", g1.ID, g2.ID)))
+	if rep := r.consolidate(t); rep.Edges != 1 || len(rep.Errors) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	rows := r.live(t, memory.LayerKnowledge, "alice")
+	if len(rows) != 1 || rows[0].Content != "Alice works at Globex" {
+		t.Fatalf("live L5 rows: %+v", rows)
+	}
+	if m := r.get(t, old[0].ID); m.RetiredHow != memory.RetiredReplaced || m.RetiredBy != rows[0].ID {
+		t.Fatalf("the ended relation's row: %+v", m)
+	}
+	v, err := r.svc.GraphAsOf(context.Background(), memory.GraphQuery{UserID: "alice", Axis: memory.AxisValid, At: date("2024-06-01")})
+	if err != nil || len(v.Edges) != 1 || !v.Edges[0].ValidTo.Equal(date("2025-03-01")) {
+		t.Fatalf("Acme in mid-2024, as known now: %+v, %v", v.Edges, err)
+	}
+}
+
+// A pass tells live views where it stands: started, one progress event
+// per cluster, done with the report.
+func TestConsolidateProgressEvents(t *testing.T) {
+	rec := &recorder{}
+	c := &scriptedConsolidator{}
+	r := newRig(t, consolidateCfg(), func(d *memory.Deps) {
+		d.Events = rec
+		d.LLMState = func() memory.LLMState { return memory.LLMOK }
+		d.Extractor = &scriptedExtractor{}
+		d.Consolidator = c
+		d.ConsolidationStore = d.ExtractStore.(memory.ConsolidationStore)
+	})
+	r.aliceFacts(t)
+	r.consolidate(t)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var kinds []string
+	for _, e := range rec.events {
+		if strings.HasPrefix(e.Type, "consolidate.") {
+			kinds = append(kinds, e.Type)
+		}
+	}
+	if !slices.Equal(kinds, []string{"consolidate.started", "consolidate.progress", "consolidate.done"}) {
+		t.Fatalf("events: %v", kinds)
+	}
+	last := rec.events[len(rec.events)-1]
+	if rep, ok := last.Data.(memory.ConsolidationReport); !ok || rep.ClustersRun != 1 {
+		t.Fatalf("done event: %+v", last)
+	}
+}
