@@ -352,7 +352,6 @@ func TestConsolidateWithoutKeyCallsNothing(t *testing.T) {
 	}
 }
 
-
 // A relation that ends another (an exclusive one) retires the ended
 // relation's L5 row as replaced; the graph keeps its history.
 func TestConsolidateEndedRelationRetiresItsRow(t *testing.T) {
