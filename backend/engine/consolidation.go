@@ -8,8 +8,9 @@ import (
 )
 
 // consolidateStartDelay is how long a start with consolidation work due
-// waits before its first pass (extraction catch-up goes first).
-const consolidateStartDelay = 30 * time.Second
+// waits before its first pass (extraction catch-up goes first). A
+// variable only so a test can shorten it before opening an engine.
+var consolidateStartDelay = 30 * time.Second
 
 // consolidator is what the Service gets for the slow path: nil outside
 // ultra or without an endpoint.

@@ -213,3 +213,40 @@ func TestDigest_WithoutSlowPath(t *testing.T) {
 		t.Fatalf("status: %+v, %v", st, err)
 	}
 }
+
+// TestUltra_StartWithWorkDueBeginsWithAPass: an instance that stops with
+// facts never consolidated runs a pass soon after its next start, without
+// waiting for the six-hour tick.
+func TestUltra_StartWithWorkDueBeginsWithAPass(t *testing.T) {
+	kr := &memKeyring{}
+	r := newLLMRigWith(t, kr, ultraConfig)
+	if err := r.eng.x.keys.Save("sk-test-key-1"); err != nil {
+		t.Fatal(err)
+	}
+	r.fake.setReply(ultraReply)
+	r.add(t, "I started working at Globex as an engineer in March 2025.")
+	r.add(t, "My team at Globex ships the billing service.")
+	if err := r.eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	consolidateStartDelay = 10 * time.Millisecond
+	t.Cleanup(func() { consolidateStartDelay = 30 * time.Second })
+	r2 := openLLMRig(t, r.cfg, r.fake, kr, &testClock{now: today})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := r2.c.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Consolidations == 1 {
+			if st.Layers[memory.LayerKnowledge] != 1 || st.Layers[memory.LayerSchema] != 1 {
+				t.Fatalf("after the start pass: %v", st.Layers)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pass within 30s of a start with work due: %+v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

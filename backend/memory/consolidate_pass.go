@@ -287,16 +287,27 @@ type callResult struct {
 // provider was down (two or more failed and none succeeded).
 func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[string]*ownerState, start time.Time, rep *ConsolidationReport) {
 	deadline := start.Add(s.cfg.Consolidate.Budget)
-	work := make(chan *clusterJob)
+	work := make(chan *clusterJob, len(jobs))
+	for _, job := range jobs {
+		work <- job
+	}
+	close(work)
 	var mu sync.Mutex
 	var failed []callResult
-	succeeded, done := 0, 0
+	succeeded, done, started := 0, 0, 0
 	var wg sync.WaitGroup
 	for range max(1, min(s.cfg.Consolidate.Parallel, 4)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for job := range work {
+				// The budget is checked as each call starts, not as it queues.
+				if ctx.Err() != nil || s.now().Add(s.callEstimate()).After(deadline) {
+					continue
+				}
+				mu.Lock()
+				started++
+				mu.Unlock()
 				out, err := s.runCluster(ctx, job, states[job.owner])
 				mu.Lock()
 				done++
@@ -318,15 +329,6 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 			}
 		}()
 	}
-	started := 0
-	for _, job := range jobs {
-		if ctx.Err() != nil || s.now().Add(s.callEstimate()).After(deadline) {
-			break
-		}
-		work <- job
-		started++
-	}
-	close(work)
 	wg.Wait()
 	rep.ClustersPending = len(jobs) - started + len(failed)
 	if started < len(jobs) {
@@ -358,12 +360,12 @@ func (s *Service) runCluster(ctx context.Context, job *clusterJob, own *ownerSta
 	if err != nil {
 		return clusterOutcome{}, err
 	}
-	began := time.Now()
+	began := s.now()
 	plan, err := s.consolidator.Consolidate(ctx, req)
 	if err != nil {
 		return clusterOutcome{}, err
 	}
-	s.noteCall(time.Since(began))
+	s.noteCall(s.now().Sub(began))
 	out, err := s.applyPlan(ctx, job, plan)
 	if err != nil {
 		return out, err

@@ -416,3 +416,29 @@ func TestConsolidateProgressEvents(t *testing.T) {
 		t.Fatalf("done event: %+v", last)
 	}
 }
+
+// A pass starts no call when less of its 10-minute budget is left than
+// 1.25 times the median recent call (at least 3 minutes): with calls of 4
+// minutes, the second starts at 4 (4 + 5 ≤ 10), the third would end after
+// the budget; the rest wait for the next pass.
+func TestConsolidateBudget(t *testing.T) {
+	cfg := consolidateCfg()
+	cfg.Consolidate.Parallel = 1
+	r, c := newConsolidateRig(t, cfg)
+	for _, u := range []string{"ann", "bob", "cat", "dan"} {
+		r.fact(t, u+" plays chess", u, r.turn(t, "chess", u), time.Time{})
+		r.fact(t, u+" plays chess on Sundays", u, r.turn(t, "sunday", u), time.Time{})
+	}
+	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+		r.advance(4 * time.Minute)
+		return memory.ConsolidatePlan{}, nil
+	})
+	rep := r.consolidate(t)
+	if rep.ClustersRun != 2 || rep.ClustersPending != 2 || c.calls() != 2 || !strings.Contains(strings.Join(rep.Errors, ";"), "budget") {
+		t.Fatalf("report %+v", rep)
+	}
+	// The next pass takes the rest (and the estimate keeps it to two).
+	if rep := r.consolidate(t); rep.ClustersRun != 2 || rep.ClustersPending != 0 {
+		t.Fatalf("next pass: %+v", rep)
+	}
+}
