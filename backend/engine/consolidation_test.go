@@ -250,3 +250,68 @@ func TestUltra_StartWithWorkDueBeginsWithAPass(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestUltra_ScriptedReplies runs passes against the fake OpenAI-compatible
+// server with replies a real model might give: unreadable prose, invented
+// ids, a merge of one fact, a drop without a reason, and an endpoint that
+// fails. Nothing is retired by a reply that fails a guard; a reply that
+// cannot be read leaves the cluster due; a failing endpoint charges
+// nothing.
+func TestUltra_ScriptedReplies(t *testing.T) {
+	cases := []struct {
+		name    string
+		status  int
+		content string
+		check   func(t *testing.T, rep *memory.ConsolidationReport)
+	}{
+		{"prose instead of JSON", 200, "I looked at the facts and they seem fine to me.", func(t *testing.T, rep *memory.ConsolidationReport) {
+			if rep.ClustersRun != 0 || rep.ClustersPending != 1 || len(rep.Errors) != 1 || rep.ProviderDown {
+				t.Errorf("report %+v", rep)
+			}
+		}},
+		{"invented ids, a merge of one fact, a drop without a reason", 200,
+			`{"merges":[{"ids":["m20990101000000deadbeef","FACT"],"text":"x"},{"ids":["FACT"],"text":"y"}],
+			  "drops":[{"id":"FACT","reason":""},{"id":"m20990101000000deadbeef","reason":"gone"}],
+			  "schemas":[],"edges":[{"from":"Alice","to":"Globex","relation":"works at","exclusive":true,"evidence":["FACT"]}],"arc":null}`,
+			func(t *testing.T, rep *memory.ConsolidationReport) {
+				if rep.ClustersRun != 1 || rep.Merged+rep.Dropped+rep.Edges != 0 || len(rep.Errors) != 0 {
+					t.Errorf("report %+v", rep)
+				}
+			}},
+		{"the endpoint fails", http.StatusInternalServerError, "upstream error", func(t *testing.T, rep *memory.ConsolidationReport) {
+			if rep.ClustersRun != 0 || rep.ClustersPending != 1 || len(rep.Errors) != 1 {
+				t.Errorf("report %+v", rep)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newLLMRig(t, ultraConfig)
+			if err := r.eng.x.keys.Hand("sk-test-key-1"); err != nil {
+				t.Fatal(err)
+			}
+			r.fake.setReply(ultraReply)
+			for _, text := range []string{"I started working at Globex as an engineer in March 2025.", "I drink green tea every morning."} {
+				r.add(t, text)
+			}
+			facts := r.live(t, memory.LayerFact)
+			r.fake.setReply(func(q llmRequest) (int, string) {
+				if q.consolidation() {
+					return tc.status, strings.ReplaceAll(tc.content, "FACT", facts[0].ID)
+				}
+				return ultraReply(q)
+			})
+			var digest api.DigestResponse
+			if err := r.do(t, http.MethodPost, "/api/v1/digest", nil, &digest); err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, digest.Report)
+			if got := r.live(t, memory.LayerFact); len(got) != len(facts) {
+				t.Errorf("%d live facts after the pass, want %d", len(got), len(facts))
+			}
+			if n := r.live(t, memory.LayerKnowledge); len(n) != 0 {
+				t.Errorf("L5 rows: %+v", n)
+			}
+		})
+	}
+}
