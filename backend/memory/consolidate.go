@@ -45,13 +45,13 @@ const (
 
 // Metadata keys written by consolidation.
 const (
-	MetaTopic     = "topic"       // the cluster a schema or relation came from
-	MetaCross     = "cross_topic" // "true" on a schema that spans topics
-	MetaRelation  = "relation_id" // the graph relation an L5 row states
-	MetaArc       = "arc"         // "true" on the owner's rolling arc (L4)
-	sourceConsol  = "consolidation"
-	categoryArc   = "arc"
-	categorySchem = "pattern"
+	MetaTopic       = "topic"       // the cluster a schema or relation came from
+	MetaCross       = "cross_topic" // "true" on a schema that spans topics
+	MetaRelation    = "relation_id" // the graph relation an L5 row states
+	MetaArc         = "arc"         // "true" on the owner's rolling arc (L4)
+	sourceConsol    = "consolidation"
+	categoryArc     = "arc"
+	categoryPattern = "pattern"
 )
 
 // ConsolidateConfig tunes the slow path. Zero durations disable what they

@@ -199,7 +199,7 @@ func (s *Service) writeSchemas(ctx context.Context, job *clusterJob, schemas []P
 		if text == "" || len(evidence) < 2 {
 			continue
 		}
-		m := p.newRow(LayerSchema, text, categorySchem, time.Time{})
+		m := p.newRow(LayerSchema, text, categoryPattern, time.Time{})
 		m.Source, m.SourceIDs, m.Metadata = sourceConsol, evidence, map[string]string{MetaTopic: job.cluster.ID}
 	}
 	n, err := s.commitNovel(ctx, p, LayerSchema, SchemaDuplicate)

@@ -66,7 +66,7 @@ func (s *Service) crossTopic(ctx context.Context, o ownerFacts, own *ownerState,
 		if len(cited) < 2 || text == "" {
 			continue
 		}
-		m := p.newRow(LayerSchema, text, categorySchem, time.Time{})
+		m := p.newRow(LayerSchema, text, categoryPattern, time.Time{})
 		m.Source, m.SourceIDs = sourceConsol, facts
 		m.Metadata = map[string]string{MetaCross: "true", MetaTopic: "cross", "schemas": strings.Join(cited, ",")}
 	}
