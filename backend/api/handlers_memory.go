@@ -109,6 +109,11 @@ type ListRequest struct {
 	Offset            int       `json:"offset"`
 	IncludeRaw        *FlexBool `json:"include_raw"`
 	IncludeSuperseded *FlexBool `json:"include_superseded"`
+	Category          string    `json:"category"`
+	MinStrength       *float64  `json:"min_strength"`
+	MaxStrength       *float64  `json:"max_strength"`
+	Q                 string    `json:"q"` // only memories whose text contains it
+	Sort              string    `json:"sort"`
 }
 
 // list serves GET (query string) and POST (JSON body; its fields win).
@@ -123,7 +128,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	in := memory.ListInput{Layer: req.Layer, UserID: req.UserID, AgentID: req.AgentID,
-		Limit: req.Limit, Offset: req.Offset, IncludeRaw: true}
+		Limit: req.Limit, Offset: req.Offset, IncludeRaw: true, Category: req.Category,
+		MinStrength: req.MinStrength, MaxStrength: req.MaxStrength, Text: req.Q, Sort: req.Sort}
 	if req.IncludeRaw != nil {
 		in.IncludeRaw = bool(*req.IncludeRaw)
 	}
@@ -165,7 +171,26 @@ func listFromQuery(r *http.Request) (ListRequest, error) {
 	if req.IncludeSuperseded, err = queryBool(q.Get("include_superseded"), "include_superseded"); err != nil {
 		return req, err
 	}
+	req.Category, req.Q, req.Sort = q.Get("category"), q.Get("q"), q.Get("sort")
+	if req.MinStrength, err = queryFloat(q.Get("min_strength"), "min_strength"); err != nil {
+		return req, err
+	}
+	if req.MaxStrength, err = queryFloat(q.Get("max_strength"), "max_strength"); err != nil {
+		return req, err
+	}
 	return req, nil
+}
+
+// queryFloat reads an optional number ("" is nil).
+func queryFloat(v, name string) (*float64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return nil, memory.Errorf(memory.EBADREQUEST, "%s must be a number", name)
+	}
+	return &f, nil
 }
 
 func queryInt(v, name string) (int, error) {

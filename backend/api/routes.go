@@ -23,15 +23,19 @@ func (s *Server) register() {
 		{"POST", "/api/v1/search", s.search},          // query, limit, layer, user_id(s), agent_id(s), min_score, reader
 		{"GET", "/api/v1/list", s.list},               // layer, user_id, agent_id, limit, offset, include_raw, include_superseded
 		{"POST", "/api/v1/list", s.list},              // same, as a JSON body
+		{"POST", "/api/v1/memories", s.remember},      // content, layer, category, strength, user_id, agent_id: added by hand
 		{"GET", "/api/v1/memories/{id}", s.getMemory}, // with history
 		{"PATCH", "/api/v1/memories/{id}", s.patchMemory},
 		{"DELETE", "/api/v1/memories/{id}", s.deleteMemory},
 		{"POST", "/api/v1/memories/{id}/retire", s.retireMemory}, // how, reason, by
 		{"POST", "/api/v1/memories/{id}/restore", s.restoreMemory},
-		{"POST", "/api/v1/feedback", s.feedback},      // used: ids of recalled memories a reply used
-		{"POST", "/api/v1/forget", s.forget},          // text, user_id, agent_id, contains, reason
-		{"POST", "/api/v1/delete_all", s.deleteAll},   // id, layer, user_id, agent_id, all, confirm
-		{"DELETE", "/api/v1/delete_all", s.deleteAll}, // same
+		{"POST", "/api/v1/memories/{id}/promote", s.nudge(1)}, // steps (1)
+		{"POST", "/api/v1/memories/{id}/demote", s.nudge(-1)}, // steps (1)
+		{"GET", "/api/v1/prompt", s.prompt},                   // user_id, agent_id, limit: the Persistent Memory block
+		{"POST", "/api/v1/feedback", s.feedback},              // used: ids of recalled memories a reply used
+		{"POST", "/api/v1/forget", s.forget},                  // text, user_id, agent_id, contains, reason
+		{"POST", "/api/v1/delete_all", s.deleteAll},           // id, layer, user_id, agent_id, all, confirm
+		{"DELETE", "/api/v1/delete_all", s.deleteAll},         // same
 		{"POST", "/api/v1/flush", s.flushNow},
 		{"POST", "/api/v1/reprocess", s.reprocess},       // ids, max; 202, queued
 		{"POST", "/api/v1/digest", s.digest},             // a consolidation pass now; its report

@@ -61,6 +61,19 @@ func runStatus(ctx context.Context, e Env, args []string) error {
 	return tw.Flush()
 }
 
+// textArg joins the positional arguments into a text; "-" reads stdin.
+func textArg(e Env, pos []string) (string, error) {
+	text := strings.Join(pos, " ")
+	if text == "-" {
+		b, err := io.ReadAll(io.LimitReader(e.Stdin, api.MaxBodyBytes))
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		text = string(b)
+	}
+	return text, nil
+}
+
 func runAdd(ctx context.Context, e Env, args []string) error {
 	fs := flag.NewFlagSet("add", flag.ContinueOnError)
 	user := fs.String("user", "", "user id")
@@ -71,13 +84,9 @@ func runAdd(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	text := strings.Join(pos, " ")
-	if text == "-" {
-		b, err := io.ReadAll(io.LimitReader(e.Stdin, api.MaxBodyBytes))
-		if err != nil {
-			return fmt.Errorf("read stdin: %w", err)
-		}
-		text = string(b)
+	text, err := textArg(e, pos)
+	if err != nil {
+		return err
 	}
 	c, err := connect(e)
 	if err != nil {
@@ -137,6 +146,12 @@ func runList(ctx context.Context, e Env, args []string) error {
 	limit := fs.Int("limit", 0, "rows per page (default 20)")
 	offset := fs.Int("offset", 0, "rows to skip")
 	retired := fs.Bool("retired", false, "include retired memories")
+	category := fs.String("category", "", "only this category")
+	text := fs.String("text", "", "only memories whose text contains this")
+	sort := fs.String("sort", "", "date (newest first, default), oldest or strength")
+	var minS, maxS optionalFloat
+	fs.Var(&minS, "min-strength", "only strength at or above this")
+	fs.Var(&maxS, "max-strength", "only strength at or below this")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -147,7 +162,8 @@ func runList(ctx context.Context, e Env, args []string) error {
 	}
 	inc := api.FlexBool(*retired)
 	res, err := c.List(ctx, api.ListRequest{Layer: *layer, UserID: *user, AgentID: *agent,
-		Limit: *limit, Offset: *offset, IncludeSuperseded: &inc})
+		Limit: *limit, Offset: *offset, IncludeSuperseded: &inc, Category: *category, Q: *text, Sort: *sort,
+		MinStrength: minS.v, MaxStrength: maxS.v})
 	if err != nil {
 		return explain(err)
 	}
@@ -159,7 +175,7 @@ func runList(ctx context.Context, e Env, args []string) error {
 		if m.InvalidAt != "" {
 			state = " [retired: " + m.SupersededHow + "]"
 		}
-		fmt.Fprintf(e.Stdout, "%s  %-12s %s%s  %s\n", m.TS, m.Layer, m.MemoryID, state, oneLine(m.Content, 80))
+		fmt.Fprintf(e.Stdout, "%s  %-12s %s %.2f %-10s%s  %s\n", m.TS, m.Layer, m.MemoryID, m.Strength, m.Category, state, oneLine(m.Content, 80))
 	}
 	fmt.Fprintf(e.Stdout, "%d of %d shown (offset %d)\n", len(res.Memories), res.Total, res.Offset)
 	return nil

@@ -193,10 +193,56 @@ func TestCLI_AgainstRunningServer(t *testing.T) {
 	}
 }
 
+// TestCLI_AtlasVerbs: add by hand, promote, demote, edit, filter, the
+// prompt block and delete, against a running server.
+func TestCLI_AtlasVerbs(t *testing.T) {
+	in := newInstance(t, "HYATLAS_MODE=lite")
+	in.Start("serve")
+	if out, code := in.Run("prompt", "--user", "u1"); code != 0 || !strings.Contains(out, "prompt block is empty") {
+		t.Fatalf("empty prompt: %d %s", code, out)
+	}
+	out, code := in.Run("remember", "--user", "u1", "--category", "style", "--strength", "0.7", "Likes", "lowercase", "commits")
+	m := regexp.MustCompile(`remembered (m\w+) \(l3_fact, style, strength 0.70\)`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("remember: %d %s", code, out)
+	}
+	id := m[1]
+	if out, code = in.Run("promote", id); code != 0 || !strings.Contains(out, "strength 0.80") {
+		t.Fatalf("promote: %d %s", code, out)
+	}
+	if out, code = in.Run("prompt", "--user", "u1"); code != 0 || out != "## Persistent Memory\n- (style) Likes lowercase commits\n" {
+		t.Fatalf("prompt: %d %q", code, out)
+	}
+	if out, code = in.Run("demote", "--steps", "2", id); code != 0 || !strings.Contains(out, "strength 0.60") {
+		t.Fatalf("demote: %d %s", code, out)
+	}
+	if out, code = in.Run("edit", id, "--content", "Writes lowercase commit messages", "--category", "preference"); code != 0 ||
+		!strings.Contains(out, "preference") {
+		t.Fatalf("edit: %d %s", code, out)
+	}
+	if out, code = in.Run("list", "--user", "u1", "--category", "preference", "--min-strength", "0.5", "--sort", "strength"); code != 0 ||
+		!strings.Contains(out, id) || !strings.Contains(out, "0.60") {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if out, code = in.Run("list", "--user", "u1", "--text", "tabs"); code != 0 || !strings.Contains(out, "0 of 0") {
+		t.Fatalf("list --text: %d %s", code, out)
+	}
+	if out, code = in.Run("promote", "--steps", "20", id); code != 1 || !strings.Contains(out, "steps") {
+		t.Fatalf("promote 20: %d %s", code, out)
+	}
+	if out, code = in.Run("delete", id); code != 0 || !strings.Contains(out, "deleted "+id) {
+		t.Fatalf("delete: %d %s", code, out)
+	}
+	if out, code = in.Run("delete", id); code != 1 || !strings.Contains(out, "not found") {
+		t.Fatalf("delete again: %d %s", code, out)
+	}
+}
+
 func TestCLI_BadUsageStartsNothing(t *testing.T) {
 	in := newInstance(t)
 	for _, args := range [][]string{{"serve", "--bogus"}, {"serve", "extra"}, {"frobnicate"}, {"add"}, {"retire"},
-		{"list", "--limit", "many"}, {"hyatlas"}} {
+		{"list", "--limit", "many"}, {"hyatlas"}, {"remember"}, {"promote"}, {"demote", "a", "b"}, {"edit", "m1"},
+		{"remember", "--strength", "high", "x"}, {"list", "--min-strength", "x"}, {"delete"}, {"prompt", "extra"}} {
 		out, code := in.Run(args...)
 		if code != 2 || !strings.Contains(out, "usage") {
 			t.Errorf("%v: exit %d, output %q", args, code, out)

@@ -40,6 +40,8 @@ type Config struct {
 	Search SearchConfig // recall options
 	// Consolidate is the slow path's schedule (ultra).
 	Consolidate ConsolidateConfig
+	// Strength is the strength model (HYATLAS_STRENGTH_*, the prompt block).
+	Strength memory.StrengthConfig
 
 	Embed EmbedConfig
 	// ModelsBase is HYATLAS_MODELS_BASE: where models are downloaded from
@@ -125,6 +127,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.Consolidate, err = loadConsolidate(getenv, c.Mode, warn); err != nil {
 		return Config{}, err
 	}
+	c.Strength = loadStrength(getenv, warn)
 	if c.Embed, err = loadEmbed(getenv); err != nil {
 		return Config{}, err
 	}

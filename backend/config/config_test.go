@@ -161,6 +161,11 @@ func TestLoadWarnings(t *testing.T) {
 		{"HYATLAS_CONSOLIDATE_GRAPH", "maybe", func(c Config) bool { return c.Consolidate.Graph }},
 		{"HYATLAS_CROSS_SCHEMA_EVERY", "daily", func(c Config) bool { return c.Consolidate.CrossEvery == 24*time.Hour }},
 		{"HYATLAS_RAW_RETENTION", "90d", func(c Config) bool { return c.Consolidate.RawRetention == 0 }},
+		{"HYATLAS_STRENGTH_STEP", "0", func(c Config) bool { return c.Strength.Step == 0.1 }},
+		{"HYATLAS_STRENGTH_BUMP", "big", func(c Config) bool { return c.Strength.Bump == 0.02 }},
+		{"HYATLAS_STRENGTH_DECAY_AFTER", "a fortnight", func(c Config) bool { return c.Strength.DecayAfter == 336*time.Hour }},
+		{"HYATLAS_INJECT_THRESHOLD", "1.2", func(c Config) bool { return c.Strength.InjectAt == 0.75 }},
+		{"HYATLAS_PROMPT_LIMIT", "0", func(c Config) bool { return c.Strength.PromptLimit == 40 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -173,6 +178,19 @@ func TestLoadWarnings(t *testing.T) {
 				t.Errorf("Warnings = %q, want one naming %s and %q", c.Warnings, tt.name, tt.value)
 			}
 		})
+	}
+}
+
+func TestLoadStrength(t *testing.T) {
+	isolate(t)
+	if c := mustLoad(t, nil); c.Strength != memory.DefaultStrengthConfig() {
+		t.Fatalf("defaults = %+v", c.Strength)
+	}
+	c := mustLoad(t, map[string]string{"HYATLAS_STRENGTH_STEP": "0.05", "HYATLAS_STRENGTH_BUMP": "0", "HYATLAS_STRENGTH_DECAY_AFTER": "off",
+		"HYATLAS_STRENGTH_DECAY": "0.1", "HYATLAS_STRENGTH_FLOOR": "0.2", "HYATLAS_INJECT_THRESHOLD": "0.6", "HYATLAS_PROMPT_LIMIT": "10"})
+	want := memory.StrengthConfig{Step: 0.05, Decay: 0.1, Floor: 0.2, InjectAt: 0.6, PromptLimit: 10}
+	if c.Strength != want || len(c.Warnings) != 0 {
+		t.Fatalf("set = %+v (%q), want %+v", c.Strength, c.Warnings, want)
 	}
 }
 

@@ -30,6 +30,31 @@ func (e *Engine) background(f func(context.Context)) bool {
 	return true
 }
 
+// decayEvery is how often neglected memories are faded (each fades at
+// most once per HYATLAS_STRENGTH_DECAY_AFTER, so the run's frequency only
+// sets how late a fade may come).
+const decayEvery = time.Hour
+
+// decayLoop fades neglected memories: once a minute after the start, then
+// hourly.
+func (e *Engine) decayLoop(ctx context.Context) {
+	timer := time.NewTimer(time.Minute)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		if n, err := e.Memory.DecayStrength(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("fading neglected memories failed; it runs again in an hour", "err", err)
+		} else if n > 0 {
+			e.log.Info("neglected memories faded", "count", n)
+		}
+		timer.Reset(decayEvery)
+	}
+}
+
 // kickReembed asks the re-embedding loop for a pass.
 func (e *Engine) kickReembed() {
 	select {

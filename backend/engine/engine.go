@@ -155,6 +155,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		Consolidate: memory.ConsolidateConfig{Batch: cfg.Consolidate.Batch, Parallel: cfg.Consolidate.Parallel,
 			Budget: consolidateBudget, Recluster: cfg.Consolidate.Recluster, Graph: cfg.Consolidate.Graph,
 			CrossEvery: cfg.Consolidate.CrossEvery, RawRetention: cfg.Consolidate.RawRetention},
+		Strength: cfg.Strength,
 	}, deps)
 	if err != nil {
 		return fail(err)
@@ -170,6 +171,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()
+	e.background(e.decayLoop)
 	if e.x.queue != nil {
 		for range cfg.LLM.Workers {
 			e.background(e.extractWorker)

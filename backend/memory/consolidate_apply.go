@@ -139,9 +139,12 @@ func (p *promotion) mergeFacts(facts []Memory, text, topic string) {
 	m := p.newRow(LayerFact, text, first.Category, eventAt)
 	m.Owner, m.SessionID, m.Source, m.SourceIDs, m.Strength = first.Owner, first.SessionID, sourceConsol, sources, strength
 	m.Metadata = map[string]string{MetaCount: strconv.Itoa(count), MetaTopic: topic}
+	if l := first.Metadata[MetaLabel]; l != "" {
+		m.Metadata[MetaLabel] = l
+	}
 	id := m.ID
-	if first.Category == LabelUserPreferences {
-		mirror := p.newRow(LayerProfile, text, "preference", eventAt)
+	if isPreference(first) {
+		mirror := p.newRow(LayerProfile, text, CategoryPreference, eventAt)
 		mirror.Owner, mirror.Source, mirror.SourceIDs = first.Owner, sourceConsol, sources
 		mirror.Metadata = map[string]string{MetaMirrorOf: id}
 		p.rows[len(p.rows)-2].Metadata[MetaMirror] = mirror.ID

@@ -31,7 +31,8 @@ func TestExtract_PromotesFactsWithMirrorAndReplaces(t *testing.T) {
 		t.Fatalf("facts %d profile %d, want 1 and 1", len(facts), len(profile))
 	}
 	old := facts[0]
-	if !old.EventAt.Equal(day) || old.Category != memory.LabelUserPreferences || old.SourceIDs[0] != raw1.ID {
+	if !old.EventAt.Equal(day) || old.Category != memory.CategoryPreference ||
+		old.Metadata[memory.MetaLabel] != memory.LabelUserPreferences || old.SourceIDs[0] != raw1.ID {
 		t.Errorf("fact = %+v", old)
 	}
 	if profile[0].Metadata[memory.MetaMirrorOf] != old.ID || profile[0].Content != old.Content {
@@ -86,8 +87,8 @@ func TestExtract_InventedIDsRetireNothing(t *testing.T) {
 		t.Fatalf("a fact the model was not offered was retired: %+v", got)
 	}
 	for _, f := range r.live(t, memory.LayerFact, "u1") {
-		if f.Content == "Lunch is at noon" && f.Category != memory.LabelProjectState {
-			t.Errorf("unknown label kept as %q, want project_state", f.Category)
+		if f.Content == "Lunch is at noon" && (f.Metadata[memory.MetaLabel] != memory.LabelProjectState || f.Category != memory.CategoryFact) {
+			t.Errorf("unknown label kept as %q (category %q), want project_state (fact)", f.Metadata[memory.MetaLabel], f.Category)
 		}
 	}
 }

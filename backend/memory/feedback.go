@@ -15,7 +15,7 @@ type FeedbackInput struct {
 
 // Feedback counts a use of each memory a reply used: with usage learning
 // on (HYATLAS_USAGE_LEARNING), memories that replies keep using rank a
-// little higher. Unknown ids are an ENOTFOUND error and nothing is
+// little higher, and a curated memory's strength rises by the bump. Unknown ids are an ENOTFOUND error and nothing is
 // counted; repeated ids count once.
 func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
 	if len(in.Used) == 0 {
@@ -46,7 +46,7 @@ func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
 			return 0, Errorf(ENOTFOUND, "memory %q not found", id)
 		}
 	}
-	found, err := s.store.MarkUsed(ctx, ids, s.now().UTC())
+	found, err := s.store.MarkUsed(ctx, ids, s.now().UTC(), s.cfg.Strength.Bump)
 	if err != nil {
 		return 0, err
 	}

@@ -113,7 +113,14 @@ type ListFilter struct {
 	EventFrom      time.Time // only rows whose event time is at or after (zero: no bound)
 	EventTo        time.Time // only rows whose event time is before (zero: no bound)
 	Oldest         bool      // oldest first instead of newest first
-	Offset, Limit  int
+	// MinStrength and MaxStrength bound strength (inclusive) when set.
+	MinStrength, MaxStrength *float64
+	// Text keeps rows whose content contains it (case-insensitive for
+	// ASCII letters).
+	Text string
+	// ByStrength orders strongest first (then newest).
+	ByStrength    bool
+	Offset, Limit int
 }
 
 // DeleteFilter scopes a bulk hard delete. Whole must be set to delete every
@@ -160,8 +167,11 @@ type Store interface {
 	Delete(ctx context.Context, f DeleteFilter) ([]string, error)
 	Vector(ctx context.Context, id string) (Vector, error)
 	History(ctx context.Context, id string) ([]HistoryEntry, error)
-	// MarkUsed counts one use of each existing id; it returns those found.
-	MarkUsed(ctx context.Context, ids []string, at time.Time) ([]string, error)
+	// MarkUsed counts one use of each existing id and raises the strength
+	// of curated rows by bump (at most 1); it returns the ids found.
+	MarkUsed(ctx context.Context, ids []string, at time.Time, bump float64) ([]string, error)
+	// Decay fades neglected rows (see DecayFilter) and counts them.
+	Decay(ctx context.Context, f DecayFilter) (int, error)
 	// ReplacedIDs gives, for each id, the rows retired in its favour.
 	ReplacedIDs(ctx context.Context, ids []string) (map[string][]string, error)
 	Stats(ctx context.Context) (StoreStats, error)

@@ -169,14 +169,16 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 		if at.IsZero() {
 			at = p.raw.EventAt
 		}
-		m := p.newRow(LayerFact, f.Text, f.Label, at)
+		m := p.newRow(LayerFact, f.Text, categoryOfLabel(f.Label), at)
+		m.Metadata = map[string]string{MetaLabel: f.Label}
 		id := m.ID
 		if f.Updates != "" {
 			old, err := p.s.store.Get(ctx, f.Updates)
 			if err != nil {
 				return fmt.Errorf("read updated fact %s: %w", f.Updates, err)
 			}
-			m.Metadata = map[string]string{MetaCount: strconv.Itoa(countOf(old) + 1)}
+			m.Metadata[MetaCount] = strconv.Itoa(countOf(old) + 1)
+			m.Strength = p.restated(old) // stated again: a reference
 			if err := p.retireFact(ctx, old, RetiredUpdated, id); err != nil {
 				return err
 			}
@@ -191,13 +193,9 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 			}
 		}
 		if f.Label == LabelUserPreferences {
-			mirror := p.newRow(LayerProfile, f.Text, "preference", at)
+			mirror := p.newRow(LayerProfile, f.Text, CategoryPreference, at)
 			mirror.Metadata = map[string]string{MetaMirrorOf: id}
-			fm := &p.rows[len(p.rows)-2] // the fact (newRow may have moved it)
-			if fm.Metadata == nil {
-				fm.Metadata = map[string]string{}
-			}
-			fm.Metadata[MetaMirror] = mirror.ID
+			p.rows[len(p.rows)-2].Metadata[MetaMirror] = mirror.ID // the fact (newRow may have moved it)
 		}
 	}
 	return nil
@@ -210,6 +208,12 @@ func (p *promotion) retireFact(_ context.Context, old Memory, how RetireHow, by 
 		p.retire(mirror, how, by, "") // already retired or deleted: Apply skips it
 	}
 	return nil
+}
+
+// restated is the strength of a fact that states old again: old's,
+// raised by one reference's bump.
+func (p *promotion) restated(old Memory) float64 {
+	return clampStrength(old.Strength + p.s.cfg.Strength.Bump)
 }
 
 // countOf is how many times a fact has been stated (1 without a count).
@@ -282,6 +286,7 @@ func (p *promotion) dedupe(ctx context.Context) error {
 			if err := p.retireFact(ctx, old, RetiredRestated, m.ID); err != nil {
 				return err
 			}
+			p.rows[i].Strength = max(p.rows[i].Strength, p.restated(old))
 			break
 		}
 	}

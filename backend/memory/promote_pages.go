@@ -41,7 +41,7 @@ func (p *promotion) intentions(ctx context.Context, intents []PlannedIntention) 
 			continue
 		}
 		seen[key] = true
-		m := p.newRow(LayerIntention, in.Goal, "", p.raw.EventAt)
+		m := p.newRow(LayerIntention, in.Goal, CategoryGoal, p.raw.EventAt)
 		m.DueAt = in.DueAt
 	}
 	return nil

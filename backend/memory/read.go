@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -21,7 +22,15 @@ type ListInput struct {
 	Offset         int  // rows to skip
 	IncludeRaw     bool // with no Layer, false hides L2 rows
 	IncludeRetired bool
+	Category       string   // only this category ("" any)
+	MinStrength    *float64 // strength band, inclusive (nil: unbounded)
+	MaxStrength    *float64
+	Text           string // only rows whose text contains this
+	Sort           string // "date" (newest first, the default), "oldest" or "strength" (strongest first)
 }
+
+// maxListText bounds the text filter of a list.
+const maxListText = 500
 
 // ListResult is a page of memories; Total counts every row that matched
 // the filter, before paging.
@@ -49,8 +58,32 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	f := ListFilter{
 		Scope:          s.scope([]string{in.UserID}, in.AgentID),
 		IncludeRetired: in.IncludeRetired,
+		Category:       strings.TrimSpace(in.Category),
+		MinStrength:    in.MinStrength,
+		MaxStrength:    in.MaxStrength,
+		Text:           strings.TrimSpace(in.Text),
 		Offset:         in.Offset,
 		Limit:          limit,
+	}
+	for _, b := range []*float64{in.MinStrength, in.MaxStrength} {
+		if b != nil && (math.IsNaN(*b) || *b < 0 || *b > 1) {
+			return ListResult{}, Errorf(EINVALID, "a strength bound must be between 0 and 1")
+		}
+	}
+	if in.MinStrength != nil && in.MaxStrength != nil && *in.MinStrength > *in.MaxStrength {
+		return ListResult{}, Errorf(EINVALID, "min_strength is above max_strength")
+	}
+	if len(f.Text) > maxListText || len(f.Category) > maxCategoryLen {
+		return ListResult{}, Errorf(EINVALID, "text filters are at most %d bytes", maxListText)
+	}
+	switch in.Sort {
+	case "", "date":
+	case "oldest":
+		f.Oldest = true
+	case "strength":
+		f.ByStrength = true
+	default:
+		return ListResult{}, Errorf(EINVALID, "sort must be date, oldest or strength, not %q", in.Sort)
 	}
 	switch {
 	case layer != "":

@@ -25,6 +25,8 @@ type Config struct {
 	Search SearchConfig
 	// Consolidate tunes the slow path (ultra).
 	Consolidate ConsolidateConfig
+	// Strength is the strength model; the zero value means its defaults.
+	Strength StrengthConfig
 }
 
 // SearchConfig tunes recall. The zero value turns every option off.
@@ -170,6 +172,9 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	}
 	if d.Consolidator != nil && (d.ExtractStore == nil || d.ConsolidationStore == nil) {
 		return nil, fmt.Errorf("memory: a consolidator needs an extraction store and a consolidation store")
+	}
+	if cfg.Strength == (StrengthConfig{}) {
+		cfg.Strength = DefaultStrengthConfig()
 	}
 	c := &cfg.Consolidate
 	if c.Batch < 2 {

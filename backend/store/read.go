@@ -73,8 +73,21 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 	if !f.EventTo.IsZero() {
 		w.add("event_at < ?", f.EventTo.UnixMilli())
 	}
+	if f.MinStrength != nil {
+		w.add("strength >= ?", *f.MinStrength)
+	}
+	if f.MaxStrength != nil {
+		w.add("strength <= ?", *f.MaxStrength)
+	}
+	if f.Text != "" {
+		esc := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(f.Text)
+		w.add(`content LIKE ? ESCAPE '\'`, "%"+esc+"%")
+	}
 	order := " ORDER BY created_at DESC, seq DESC"
-	if f.Oldest {
+	switch {
+	case f.ByStrength:
+		order = " ORDER BY strength DESC, created_at DESC, seq DESC"
+	case f.Oldest:
 		order = " ORDER BY created_at, seq"
 	}
 	var total int

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -329,13 +330,14 @@ func (s *Store) DropVectors(ctx context.Context, ids []string) error {
 
 // MarkUsed counts one use of each of ids at at (a reply used them). It
 // returns the ids that exist; unknown ids change nothing.
-func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time) ([]string, error) {
+func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time, bump float64) ([]string, error) {
 	var found []string
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		found = found[:0]
 		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, `UPDATE memories SET use_count = use_count + 1, last_used_at = ?
-				WHERE id = ?`, at.UnixMilli(), id)
+			res, err := tx.ExecContext(ctx, `UPDATE memories SET use_count = use_count + 1, last_used_at = ?,
+				strength = CASE WHEN layer IN (`+curatedLayers+`) THEN round(min(1.0, strength + ?), 6) ELSE strength END
+				WHERE id = ?`, at.UnixMilli(), bump, id)
 			if err != nil {
 				return err
 			}
@@ -349,4 +351,43 @@ func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time) ([]str
 		return nil, fmt.Errorf("count uses: %w", err)
 	}
 	return found, nil
+}
+
+// curatedLayers lists the layers whose rows have a strength that use and
+// neglect move (memory.CuratedLayers), for SQL.
+var curatedLayers = func() string {
+	q := make([]string, len(memory.CuratedLayers))
+	for i, l := range memory.CuratedLayers {
+		q[i] = "'" + string(l) + "'"
+	}
+	return strings.Join(q, ", ")
+}()
+
+// Decay fades the rows f selects (see memory.DecayFilter) in one
+// statement and returns how many faded.
+func (s *Store) Decay(ctx context.Context, f memory.DecayFilter) (int, error) {
+	if len(f.Layers) == 0 {
+		return 0, nil
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(f.Layers)), ",")
+	args := []any{f.Step, f.Floor, f.At.UnixMilli()}
+	for _, l := range f.Layers {
+		args = append(args, string(l))
+	}
+	args = append(args, f.Floor, f.Before.UnixMilli())
+	var n int64
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE memories SET strength = round(max(strength - ?, ?), 6), decayed_at = ?
+			WHERE retired_at IS NULL AND layer IN (`+marks+`) AND strength > ?
+			AND max(created_at, coalesce(last_used_at, 0), coalesce(decayed_at, 0)) <= ?`, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("decay strength: %w", err)
+	}
+	return int(n), nil
 }

@@ -1,0 +1,67 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Prompt folding bounds.
+const (
+	maxPromptLimit    = 200
+	promptLineBytes   = 500
+	PromptBlockHeader = "## Persistent Memory"
+)
+
+// PromptInput asks for an owner's prompt block.
+type PromptInput struct {
+	UserID, AgentID string
+	Limit           int // 0: the PromptLimit setting (40)
+}
+
+// PromptBlock is the "## Persistent Memory" block an agent puts at the top
+// of its prompt: the owner's live curated memories at or above the
+// injection threshold, strongest first, one line each.
+type PromptBlock struct {
+	Text      string   // "" when no memory is strong enough
+	Bytes     int      // len(Text)
+	Threshold float64  // the injection threshold in effect
+	Memories  []Memory // the rows behind the lines, in order
+}
+
+// Prompt builds the prompt block: "## Persistent Memory", then one line
+// "- (<category>) <text>" per memory (text on one line, cut at 500 bytes;
+// category "fact" when it has none).
+func (s *Service) Prompt(ctx context.Context, in PromptInput) (PromptBlock, error) {
+	limit, err := pageLimit(in.Limit, s.cfg.Strength.PromptLimit, maxPromptLimit)
+	if err != nil {
+		return PromptBlock{}, err
+	}
+	th := s.cfg.Strength.InjectAt
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: CuratedLayers, Scope: s.scope([]string{in.UserID}, in.AgentID),
+		MinStrength: &th, ByStrength: true, Limit: limit})
+	if err != nil {
+		return PromptBlock{}, fmt.Errorf("read memories for the prompt: %w", err)
+	}
+	out := PromptBlock{Threshold: th, Memories: rows}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	var b strings.Builder
+	b.WriteString(PromptBlockHeader)
+	for _, m := range rows {
+		category := m.Category
+		if category == "" {
+			category = CategoryFact
+		}
+		b.WriteString("\n- (" + oneLineText(category, maxCategoryLen) + ") " + oneLineText(m.Content, promptLineBytes))
+	}
+	out.Text = b.String()
+	out.Bytes = len(out.Text)
+	return out, nil
+}
+
+// oneLineText joins s's lines and spaces and cuts it at n bytes.
+func oneLineText(s string, n int) string {
+	return CutText(strings.Join(strings.Fields(s), " "), n)
+}

@@ -1,0 +1,96 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// sourceManual marks a memory a person added by hand.
+const sourceManual = "manual"
+
+// RememberInput is a memory added by hand (the Atlas's "add manually"):
+// no LLM round trip, stored as is.
+type RememberInput struct {
+	Content  string
+	Layer    string // "" is l3_fact; l1_profile, l3_fact, l6_schema or l7_intention
+	Category string // "" is the layer's default: fact, preference, style or goal
+	Strength *float64
+	Owner    Owner
+	Metadata map[string]string
+}
+
+// manualLayers are the layers a person may add to by hand, with the
+// category a row gets when none is given. Entity pages (L8) are built by
+// extraction from their state; raw rows come through Add.
+var manualLayers = map[Layer]string{
+	LayerProfile:   CategoryPreference,
+	LayerFact:      CategoryFact,
+	LayerSchema:    CategoryStyle,
+	LayerIntention: CategoryGoal,
+}
+
+// Remember stores a memory added by hand, embedded and searchable at once,
+// with source "manual" and the given strength (DefaultStrength if none).
+func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error) {
+	text := strings.TrimSpace(in.Content)
+	if text == "" {
+		return Memory{}, Errorf(EBADREQUEST, "content required")
+	}
+	if !utf8.ValidString(text) {
+		return Memory{}, Errorf(EINVALID, "content is not valid UTF-8")
+	}
+	layer := LayerFact
+	if in.Layer != "" {
+		l, err := ParseLayer(in.Layer)
+		if err != nil {
+			return Memory{}, err
+		}
+		layer = l
+	}
+	def, ok := manualLayers[layer]
+	if !ok {
+		return Memory{}, Errorf(EINVALID, "a memory added by hand goes to l1_profile, l3_fact, l6_schema or l7_intention, not %s", layer)
+	}
+	category := strings.TrimSpace(in.Category)
+	if category == "" {
+		category = def
+	}
+	if err := checkLabel("category", category); err != nil || len(category) > maxCategoryLen {
+		return Memory{}, Errorf(EINVALID, "category must be at most %d bytes of plain text", maxCategoryLen)
+	}
+	strength := DefaultStrength
+	if in.Strength != nil {
+		if st := *in.Strength; math.IsNaN(st) || st < 0 || st > 1 {
+			return Memory{}, Errorf(EINVALID, "strength must be between 0 and 1")
+		}
+		strength = clampStrength(*in.Strength)
+	}
+	owner, err := cleanOwner(in.Owner)
+	if err != nil {
+		return Memory{}, err
+	}
+	if err := checkMetadata(in.Metadata); err != nil {
+		return Memory{}, err
+	}
+	now := s.now().UTC()
+	m := Memory{ID: NewID(now), Layer: layer, Content: text, Owner: owner, Category: category, Strength: strength,
+		Source: sourceManual, Metadata: in.Metadata, EventAt: now, CreatedAt: now, UpdatedAt: now, Extraction: ExtractSkipped}
+	vec, err := s.embedOne(ctx, text, PurposeDocument)
+	if err != nil {
+		return Memory{}, err
+	}
+	s.indexSync.RLock()
+	defer s.indexSync.RUnlock()
+	if vec, err = s.currentVector(ctx, vec, text); err != nil {
+		return Memory{}, err
+	}
+	if err := s.store.Insert(ctx, NewRow{Memory: m, Vector: vec}); err != nil {
+		return Memory{}, fmt.Errorf("store a memory added by hand: %w", err)
+	}
+	s.indexRow(m, vec)
+	s.publish("memory.added", m)
+	return m, nil
+}
