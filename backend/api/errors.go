@@ -26,6 +26,7 @@ var statusOf = map[memory.Code]int{
 	memory.EINVALID:      http.StatusUnprocessableEntity,
 	memory.ENOTFOUND:     http.StatusNotFound,
 	memory.ECONFLICT:     http.StatusConflict,
+	memory.ESTALE:        http.StatusPreconditionFailed,
 	memory.EFORBIDDEN:    http.StatusForbidden,
 	memory.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	memory.EINTERNAL:     http.StatusInternalServerError,

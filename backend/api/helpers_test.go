@@ -17,6 +17,7 @@ import (
 	"hyatlas/backend/memory"
 	"hyatlas/backend/store"
 	"hyatlas/backend/vector"
+	"hyatlas/backend/workspace"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -44,7 +45,8 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 	emb, _ := embed.NewHash(64)
 	bus := events.New()
 	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra,
-		MinScore: -1, Admin: o.admin}, memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus, GraphStore: st, Graph: st})
+		MinScore: -1, Admin: o.admin}, memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus, GraphStore: st, Graph: st,
+		Workspace: workspace.New(t.TempDir())})
 	if err != nil {
 		t.Fatal(err)
 	}

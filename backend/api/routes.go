@@ -31,11 +31,15 @@ func (s *Server) register() {
 		{"POST", "/api/v1/memories/{id}/restore", s.restoreMemory},
 		{"POST", "/api/v1/memories/{id}/promote", s.nudge(1)}, // steps (1)
 		{"POST", "/api/v1/memories/{id}/demote", s.nudge(-1)}, // steps (1)
-		{"GET", "/api/v1/prompt", s.prompt},                   // user_id, agent_id, limit: the Persistent Memory block
-		{"POST", "/api/v1/feedback", s.feedback},              // used: ids of recalled memories a reply used
-		{"POST", "/api/v1/forget", s.forget},                  // text, user_id, agent_id, contains, reason
-		{"POST", "/api/v1/delete_all", s.deleteAll},           // id, layer, user_id, agent_id, all, confirm
-		{"DELETE", "/api/v1/delete_all", s.deleteAll},         // same
+		{"GET", "/api/v1/prompt", s.prompt},
+		{"GET", "/api/v1/workspace/{agent}/{file}", s.readWorkspace},  // SOUL.md, MEMORY.md, USER.md; ETag
+		{"PUT", "/api/v1/workspace/{agent}/{file}", s.writeWorkspace}, // content; If-Match
+		{"GET", "/api/v1/tools", s.listTools},
+		{"POST", "/api/v1/tools/{name}", s.callTool},  // the tool's arguments; user_id, agent_id in the query                   // user_id, agent_id, limit: the Persistent Memory block
+		{"POST", "/api/v1/feedback", s.feedback},      // used: ids of recalled memories a reply used
+		{"POST", "/api/v1/forget", s.forget},          // text, user_id, agent_id, contains, reason
+		{"POST", "/api/v1/delete_all", s.deleteAll},   // id, layer, user_id, agent_id, all, confirm
+		{"DELETE", "/api/v1/delete_all", s.deleteAll}, // same
 		{"POST", "/api/v1/flush", s.flushNow},
 		{"POST", "/api/v1/reprocess", s.reprocess},       // ids, max; 202, queued
 		{"POST", "/api/v1/digest", s.digest},             // a consolidation pass now; its report

@@ -25,6 +25,7 @@ import (
 	"hyatlas/backend/secrets"
 	"hyatlas/backend/store"
 	"hyatlas/backend/vector"
+	"hyatlas/backend/workspace"
 )
 
 // Version is the app version, set at build time with
@@ -140,7 +141,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	e.x = e.newExtraction(ctx, kr, opts.LLMHTTPClient)
 	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
 		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state, Graph: st, GraphStore: st,
-		Consolidator: e.consolidator(), ConsolidationStore: st}
+		Consolidator: e.consolidator(), ConsolidationStore: st, Workspace: workspace.New(filepath.Join(cfg.Paths.Data, "workspace"))}
 	if cfg.Mode.UsesLLM() {
 		e.x.queue = newExtractQueue()
 		deps.Enqueue = func(id string) { e.x.queue.push(id) }

@@ -20,6 +20,9 @@ const (
 	ENOTFOUND Code = "not_found"
 	// ECONFLICT: the request contradicts the row's state (HTTP 409).
 	ECONFLICT Code = "conflict"
+	// ESTALE: a write based on a version that changed since it was read
+	// (an If-Match that no longer matches) (HTTP 412).
+	ESTALE Code = "stale"
 	// EFORBIDDEN: refused by a switch such as HYATLAS_ADMIN (HTTP 403).
 	EFORBIDDEN Code = "forbidden"
 	// EUNAVAILABLE: a part is not ready or is shutting down (HTTP 503).

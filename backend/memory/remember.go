@@ -20,6 +20,7 @@ type RememberInput struct {
 	Strength *float64
 	Owner    Owner
 	Metadata map[string]string
+	Source   string // "" is "manual"
 }
 
 // manualLayers are the layers a person may add to by hand, with the
@@ -75,9 +76,16 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error
 	if err := checkMetadata(in.Metadata); err != nil {
 		return Memory{}, err
 	}
+	source := strings.TrimSpace(in.Source)
+	if source == "" {
+		source = sourceManual
+	}
+	if err := checkLabel("source", source); err != nil {
+		return Memory{}, err
+	}
 	now := s.now().UTC()
 	m := Memory{ID: NewID(now), Layer: layer, Content: text, Owner: owner, Category: category, Strength: strength,
-		Source: sourceManual, Metadata: in.Metadata, EventAt: now, CreatedAt: now, UpdatedAt: now, Extraction: ExtractSkipped}
+		Source: source, Metadata: in.Metadata, EventAt: now, CreatedAt: now, UpdatedAt: now, Extraction: ExtractSkipped}
 	vec, err := s.embedOne(ctx, text, PurposeDocument)
 	if err != nil {
 		return Memory{}, err

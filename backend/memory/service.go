@@ -98,6 +98,10 @@ type Deps struct {
 	// no consolidation.
 	Consolidator       Consolidator
 	ConsolidationStore ConsolidationStore
+
+	// Workspace keeps the agents' SOUL.md, MEMORY.md and USER.md; nil: its
+	// calls answer unavailable.
+	Workspace Workspace
 }
 
 // Service implements write, recall, retire, restore and curation over a
@@ -131,6 +135,7 @@ type Service struct {
 	consolidator Consolidator
 	cstore       ConsolidationStore
 	consol       consolidationRuns
+	workspace    Workspace
 	// extracting holds the ids being extracted (each is done once);
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// owners whose Now page is out of date.
@@ -186,7 +191,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now, extractor: d.Extractor,
 		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph, graphStore: d.GraphStore,
-		consolidator: d.Consolidator, cstore: d.ConsolidationStore}
+		consolidator: d.Consolidator, cstore: d.ConsolidationStore, workspace: d.Workspace}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
 	return s, nil
 }

@@ -1,0 +1,158 @@
+package api_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The workspace files over HTTP: read, replace, and a stale If-Match
+// refused with 412 and nothing changed.
+func TestWorkspaceEndpoints(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	r := a.do(req{path: "/api/v1/workspace/meepa/SOUL.md"})
+	empty := r.json(t)
+	if r.status != 200 || empty["exists"] != false || empty["content"] != "" || r.header.Get("ETag") == "" {
+		t.Fatalf("unwritten: %d %s", r.status, r.body)
+	}
+	put := func(body string, headers map[string]string) resp {
+		return a.do(req{method: "PUT", path: "/api/v1/workspace/meepa/soul.md", body: body, headers: headers})
+	}
+	r = put(`{"content": "You are Meepa."}`, nil)
+	v1 := r.header.Get("ETag")
+	if r.status != 200 || v1 == "" || v1 == empty["etag"] {
+		t.Fatalf("put: %d %s", r.status, r.body)
+	}
+	if r = put(`{"content": "You are Meepa, terse."}`, map[string]string{"If-Match": v1}); r.status != 200 {
+		t.Fatalf("put with the current etag: %d %s", r.status, r.body)
+	}
+	if r = put(`{"content": "a stale edit"}`, map[string]string{"If-Match": v1}); r.status != 412 || !strings.Contains(string(r.body), "changed since") {
+		t.Fatalf("stale put: %d %s", r.status, r.body)
+	}
+	if got := a.do(req{path: "/api/v1/workspace/meepa/SOUL.md"}).json(t)["content"]; got != "You are Meepa, terse." {
+		t.Fatalf("after a refused write: %q", got)
+	}
+	for _, bad := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"GET", "/api/v1/workspace/meepa/NOTES.md", "", 422},
+		{"GET", "/api/v1/workspace/..%2Fetc/SOUL.md", "", 422},
+		{"GET", "/api/v1/workspace/-x/SOUL.md", "", 422},
+		{"PUT", "/api/v1/workspace/meepa/SOUL.md", `{}`, 400},
+		{"PUT", "/api/v1/workspace/meepa/SOUL.md", `{"content": 7}`, 400},
+		{"PUT", "/api/v1/workspace/meepa/SOUL.md", `{"content": "` + strings.Repeat("x", 300<<10) + `"}`, 422},
+	} {
+		if r := a.do(req{method: bad.method, path: bad.path, body: bad.body}); r.status != bad.status {
+			t.Errorf("%s %s: %d %s, want %d", bad.method, bad.path, r.status, r.body[:min(len(r.body), 200)], bad.status)
+		}
+	}
+}
+
+// Every tool has a strict schema, works with good arguments and refuses
+// bad ones with a clear error that names it.
+func TestTools(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	var list struct {
+		Tools []struct {
+			Name, Description string
+			Parameters        map[string]any
+		}
+	}
+	if err := json.Unmarshal(a.do(req{path: "/api/v1/tools"}).body, &list); err != nil || len(list.Tools) != 7 {
+		t.Fatalf("tools: %v %+v", err, list)
+	}
+	for _, tool := range list.Tools {
+		p := tool.Parameters
+		props, _ := p["properties"].(map[string]any)
+		if tool.Description == "" || p["type"] != "object" || p["additionalProperties"] != false || props == nil {
+			t.Errorf("%s: schema %v", tool.Name, p)
+		}
+		for _, r := range p["required"].([]any) {
+			if props[r.(string)] == nil {
+				t.Errorf("%s: required %q is not a property", tool.Name, r)
+			}
+		}
+		for name, prop := range props {
+			pm := prop.(map[string]any)
+			if pm["type"] == nil || pm["description"] == nil {
+				t.Errorf("%s.%s: no type or description: %v", tool.Name, name, pm)
+			}
+		}
+	}
+	call := func(name, args string, want int) map[string]any {
+		t.Helper()
+		r := a.do(req{method: "POST", path: "/api/v1/tools/" + name + "?user_id=alice&agent_id=meepa", body: args})
+		if r.status != want {
+			t.Fatalf("%s %s: %d %s, want %d", name, args, r.status, r.body, want)
+		}
+		m := r.json(t)
+		if want != 200 && !strings.HasPrefix(m["error"].(string), name+": ") && name != "nope" {
+			t.Errorf("%s: the error does not name the tool: %v", name, m["error"])
+		}
+		if want == 200 {
+			return m["result"].(map[string]any)
+		}
+		return m
+	}
+	id := call("memory_store", `{"content": "Alice prefers answers under 200 words", "source": "user"}`, 200)["id"].(string)
+	hits := call("memory_search", `{"query": "how long should answers be", "limit": 3}`, 200)["results"].([]any)
+	if len(hits) == 0 || hits[0].(map[string]any)["id"] != id || hits[0].(map[string]any)["source"] != "tool:memory_store" {
+		t.Fatalf("search: %v", hits)
+	}
+	// Another user's agent, or a caller naming no user, cannot reach it.
+	for _, path := range []string{"/api/v1/tools/memory_delete?user_id=bob", "/api/v1/tools/memory_delete"} {
+		if r := a.do(req{method: "POST", path: path, body: `{"id": "` + id + `"}`}); r.status != 404 {
+			t.Fatalf("%s: %d %s", path, r.status, r.body)
+		}
+	}
+	if r := a.do(req{method: "POST", path: "/api/v1/tools/memory_search?user_id=bob", body: `{"query": "answers under 200 words"}`}); strings.Contains(string(r.body), id) {
+		t.Fatalf("bob's search finds alice's memory: %s", r.body)
+	}
+	call("memory_note", `{"content": "## Decision\nBun for tooling.", "file": "MEMORY.md"}`, 200)
+	if got := call("memory_read", `{"file": "MEMORY.md"}`, 200)["content"]; got != "## Decision\nBun for tooling.\n" {
+		t.Fatalf("read: %q", got)
+	}
+	soul := call("soul_read", ``, 200)
+	etag := call("soul_edit", `{"content": "You are Meepa.", "etag": `+jsonString(soul["etag"].(string))+`}`, 200)["etag"].(string)
+	if got := call("soul_read", `{}`, 200); got["content"] != "You are Meepa." || got["etag"] != etag {
+		t.Fatalf("soul: %v", got)
+	}
+	if r := call("memory_delete", `{"id": "`+id+`"}`, 200); r["restorable"] != true {
+		t.Fatalf("delete: %v", r)
+	}
+	if hits := call("memory_search", `{"query": "how long should answers be"}`, 200)["results"].([]any); len(hits) != 0 {
+		t.Fatalf("a deleted memory is still found: %v", hits)
+	}
+	before := a.counts()
+	for _, bad := range []struct {
+		name, args string
+		status     int
+	}{
+		{"memory_store", `{}`, 400},
+		{"memory_store", `{"content": 5}`, 400},
+		{"memory_store", `{"content": "x", "colour": "red"}`, 400},
+		{"memory_store", `[1, 2]`, 400},
+		{"memory_search", `{"query": "x", "limit": 50}`, 422},
+		{"memory_delete", `{"id": "m-nope"}`, 404},
+		{"memory_note", `{"content": "x", "file": "SOUL.md"}`, 422},
+		{"memory_note", `{"content": "", "file": "USER.md"}`, 400},
+		{"memory_read", `{}`, 422},
+		{"soul_edit", `{"content": "stale", "etag": "\"0000\""}`, 412},
+		{"soul_edit", `{"content": " "}`, 400},
+		{"nope", `{}`, 404},
+	} {
+		call(bad.name, bad.args, bad.status)
+	}
+	if after := a.counts(); after != before {
+		t.Errorf("bad tool calls changed the store")
+	}
+	if got := call("soul_read", `{}`, 200)["content"]; got != "You are Meepa." {
+		t.Errorf("a refused soul_edit changed SOUL.md: %q", got)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

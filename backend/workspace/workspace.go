@@ -1,0 +1,134 @@
+// Package workspace keeps the agents' workspace files (SOUL.md, MEMORY.md,
+// USER.md) on disk: <root>/<agent>/<file>, written atomically (a temporary
+// file in the same directory, synced, then renamed over the old one), with
+// an ETag per version so a concurrent edit is detected.
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// Dir is a workspace root. It is safe for concurrent use; writes are
+// serialised, so a read-modify-write (Append, Write with If-Match) is
+// atomic within the process.
+type Dir struct {
+	root string
+	mu   sync.Mutex
+}
+
+var _ memory.Workspace = (*Dir)(nil)
+
+// New returns the workspace under root (created on the first write).
+func New(root string) *Dir { return &Dir{root: root} }
+
+// ETag is a version tag of content: a quoted hash prefix.
+func ETag(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return `"` + hex.EncodeToString(sum[:8]) + `"`
+}
+
+func (d *Dir) path(agent string, f memory.WorkspaceFile) string {
+	return filepath.Join(d.root, agent, string(f))
+}
+
+// Read reads a file; one never written is empty, with Exists false.
+func (d *Dir) Read(_ context.Context, agent string, f memory.WorkspaceFile) (memory.WorkspaceDoc, error) {
+	return d.read(agent, f)
+}
+
+func (d *Dir) read(agent string, f memory.WorkspaceFile) (memory.WorkspaceDoc, error) {
+	doc := memory.WorkspaceDoc{Agent: agent, File: f}
+	p := d.path(agent, f)
+	b, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		doc.ETag = ETag("")
+		return doc, nil
+	case err != nil:
+		return doc, fmt.Errorf("read %s of %s: %w", f, agent, err)
+	}
+	doc.Content, doc.ETag, doc.Exists = string(b), ETag(string(b)), true
+	if st, err := os.Stat(p); err == nil {
+		doc.ModifiedAt = st.ModTime().UTC()
+	}
+	return doc, nil
+}
+
+// Write replaces a file; with ifMatch set it must be the current ETag.
+func (d *Dir) Write(_ context.Context, agent string, f memory.WorkspaceFile, content, ifMatch string) (memory.WorkspaceDoc, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if ifMatch != "" {
+		cur, err := d.read(agent, f)
+		if err != nil {
+			return cur, err
+		}
+		if strings.Trim(strings.TrimPrefix(ifMatch, "W/"), `"`) != strings.Trim(cur.ETag, `"`) {
+			return cur, memory.Errorf(memory.ESTALE, "%s of %s changed since it was read (it is now version %s): read it again and redo the edit", f, agent, cur.ETag)
+		}
+	}
+	return d.write(agent, f, content)
+}
+
+// Append adds text at the end of a file, separated by a blank line.
+func (d *Dir) Append(_ context.Context, agent string, f memory.WorkspaceFile, text string) (memory.WorkspaceDoc, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cur, err := d.read(agent, f)
+	if err != nil {
+		return cur, err
+	}
+	content := strings.TrimRight(cur.Content, "\n")
+	if content != "" {
+		content += "\n\n"
+	}
+	content += strings.TrimRight(text, "\n") + "\n"
+	if len(content) > memory.MaxWorkspaceBytes {
+		return cur, memory.Errorf(memory.EINVALID, "%s of %s would exceed %d KiB; tidy it first", f, agent, memory.MaxWorkspaceBytes>>10)
+	}
+	return d.write(agent, f, content)
+}
+
+// write replaces the file atomically and returns its new version.
+func (d *Dir) write(agent string, f memory.WorkspaceFile, content string) (memory.WorkspaceDoc, error) {
+	dir := filepath.Join(d.root, agent)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return memory.WorkspaceDoc{}, fmt.Errorf("create the workspace of %s: %w", agent, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+string(f)+".*")
+	if err != nil {
+		return memory.WorkspaceDoc{}, fmt.Errorf("write %s of %s: %w", f, agent, err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	_, err = tmp.WriteString(content)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), d.path(agent, f))
+	}
+	if err != nil {
+		return memory.WorkspaceDoc{}, fmt.Errorf("write %s of %s: %w", f, agent, err)
+	}
+	if dh, err := os.Open(dir); err == nil {
+		_ = dh.Sync() // make the rename durable
+		_ = dh.Close()
+	}
+	return memory.WorkspaceDoc{Agent: agent, File: f, Content: content, ETag: ETag(content), Exists: true,
+		ModifiedAt: time.Now().UTC()}, nil
+}
