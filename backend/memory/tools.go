@@ -36,7 +36,9 @@ func toolSchema(props map[string]any, required ...string) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
 }
 
-func strProp(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+func strProp(desc string) map[string]any {
+	return map[string]any{"type": "string", "description": desc}
+}
 
 var noteFiles = map[string]any{"type": "string", "enum": []any{string(FileMemory), string(FileUser)},
 	"description": "MEMORY.md (long-term notes) or USER.md (the user's profile)"}
