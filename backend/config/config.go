@@ -42,6 +42,8 @@ type Config struct {
 	Consolidate ConsolidateConfig
 	// Strength is the strength model (HYATLAS_STRENGTH_*, the prompt block).
 	Strength memory.StrengthConfig
+	// CompactThreshold is HYATLAS_AUTO_COMPACT_THRESHOLD (0 off).
+	CompactThreshold int
 
 	Embed EmbedConfig
 	// ModelsBase is HYATLAS_MODELS_BASE: where models are downloaded from
@@ -128,6 +130,7 @@ func Load(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	c.Strength = loadStrength(getenv, warn)
+	c.CompactThreshold = intSetting(getenv, "HYATLAS_AUTO_COMPACT_THRESHOLD", 0, 0, 10_000_000, warn)
 	if c.Embed, err = loadEmbed(getenv); err != nil {
 		return Config{}, err
 	}

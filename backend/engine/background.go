@@ -35,8 +35,8 @@ func (e *Engine) background(f func(context.Context)) bool {
 // sets how late a fade may come).
 const decayEvery = time.Hour
 
-// decayLoop fades neglected memories: once a minute after the start, then
-// hourly.
+// decayLoop fades neglected memories and compacts facts over the
+// threshold: once a minute after the start, then hourly.
 func (e *Engine) decayLoop(ctx context.Context) {
 	timer := time.NewTimer(time.Minute)
 	defer timer.Stop()
@@ -50,6 +50,11 @@ func (e *Engine) decayLoop(ctx context.Context) {
 			e.log.Warn("fading neglected memories failed; it runs again in an hour", "err", err)
 		} else if n > 0 {
 			e.log.Info("neglected memories faded", "count", n)
+		}
+		if n, err := e.Memory.Compact(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("compaction failed; it runs again in an hour", "err", err)
+		} else if n > 0 {
+			e.log.Info("facts compacted (retired, restorable)", "count", n)
 		}
 		timer.Reset(decayEvery)
 	}

@@ -156,7 +156,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		Consolidate: memory.ConsolidateConfig{Batch: cfg.Consolidate.Batch, Parallel: cfg.Consolidate.Parallel,
 			Budget: consolidateBudget, Recluster: cfg.Consolidate.Recluster, Graph: cfg.Consolidate.Graph,
 			CrossEvery: cfg.Consolidate.CrossEvery, RawRetention: cfg.Consolidate.RawRetention},
-		Strength: cfg.Strength,
+		Strength: cfg.Strength, CompactThreshold: cfg.CompactThreshold,
 	}, deps)
 	if err != nil {
 		return fail(err)

@@ -27,6 +27,9 @@ type Config struct {
 	Consolidate ConsolidateConfig
 	// Strength is the strength model; the zero value means its defaults.
 	Strength StrengthConfig
+	// CompactThreshold keeps each person's live facts at or under this
+	// (HYATLAS_AUTO_COMPACT_THRESHOLD; 0 off).
+	CompactThreshold int
 }
 
 // SearchConfig tunes recall. The zero value turns every option off.

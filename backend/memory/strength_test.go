@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -124,5 +125,40 @@ func TestRestatedFactKeepsItsStrength(t *testing.T) {
 	facts := r.live(t, memory.LayerFact, "u1")
 	if len(facts) != 1 || facts[0].ID == old.ID || facts[0].Strength != 0.82 {
 		t.Fatalf("facts after a restatement: %+v", facts)
+	}
+}
+
+// Over the threshold, the weakest and least recently used facts are
+// retired as compacted (reversibly); other people's facts are untouched.
+func TestCompact(t *testing.T) {
+	r := newRig(t, memory.Config{CompactThreshold: 3})
+	ctx := context.Background()
+	var facts []memory.Memory
+	for i, st := range []float64{0.9, 0.2, 0.5, 0.5, 0.7} {
+		facts = append(facts, r.put(t, memory.Memory{Layer: memory.LayerFact, Content: fmt.Sprintf("fact number %d", i),
+			Owner: memory.Owner{UserID: "u1"}, Strength: st}))
+	}
+	for i := range 4 {
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: fmt.Sprintf("bob's fact %d", i), Owner: memory.Owner{UserID: "bob"}, Strength: 0.1})
+	}
+	// facts[2] was used lately: of the two at 0.5, facts[3] goes.
+	if _, err := r.svc.Feedback(ctx, memory.FeedbackInput{Used: []string{facts[2].ID}}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := r.svc.Compact(ctx)
+	if err != nil || n != 3 {
+		t.Fatalf("compacted %d, %v; want 3 (2 of u1, 1 of bob)", n, err)
+	}
+	for i, want := range []bool{true, false, true, false, true} {
+		m := r.get(t, facts[i].ID)
+		if m.Live() != want || (!want && m.RetiredHow != memory.RetiredCompacted) {
+			t.Errorf("fact %d (strength %v): live %v, how %q", i, facts[i].Strength, m.Live(), m.RetiredHow)
+		}
+	}
+	if n, _ := r.svc.Compact(ctx); n != 0 {
+		t.Errorf("a second run compacted %d", n)
+	}
+	if m, err := r.svc.Restore(ctx, facts[1].ID); err != nil || !m.Live() {
+		t.Fatalf("restore: %v", err)
 	}
 }
