@@ -101,6 +101,10 @@ func TestAtlasVerbs(t *testing.T) {
 		{"GET", "/api/v1/list?sort=colour", ``, 422},
 		{"GET", "/api/v1/prompt?limit=0x", ``, 400},
 		{"GET", "/api/v1/prompt?limit=500", ``, 422},
+		{"GET", "/api/v1/export?format=pdf", ``, 422},
+		{"GET", "/api/v1/export?vectors=maybe", ``, 400},
+		{"POST", "/api/v1/import", ``, 400},
+		{"POST", "/api/v1/import", `{"type":"header","format":"other"}`, 422},
 	}
 	for _, b := range bad {
 		r := a.do(req{method: b.method, path: b.path, body: b.body})

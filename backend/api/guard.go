@@ -100,12 +100,23 @@ func hostOnly(hostport string) string {
 
 // limitBody answers 413 at once for a declared body over the limit and
 // caps the rest, so a handler's decode fails with a MaxBytesError.
+// An import (POST /api/v1/import) may be as large as MaxImportBytes.
 func limitBody(w http.ResponseWriter, r *http.Request) error {
-	if r.ContentLength > MaxBodyBytes {
-		return memory.Errorf(codeTooLarge, "body is larger than %d bytes", MaxBodyBytes)
+	limit := int64(MaxBodyBytes)
+	if r.URL.Path == importPath {
+		limit = MaxImportBytes
+	}
+	if r.ContentLength > limit {
+		return memory.Errorf(codeTooLarge, "body is larger than %d bytes", limit)
 	}
 	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
 	return nil
 }
+
+// MaxImportBytes is the largest import accepted (4 GiB: a million
+// memories with their vectors).
+const MaxImportBytes = 4 << 30
+
+const importPath = "/api/v1/import"

@@ -34,6 +34,8 @@ func (s *Server) register() {
 		{"GET", "/api/v1/prompt", s.prompt},
 		{"GET", "/api/v1/workspace/{agent}/{file}", s.readWorkspace},  // SOUL.md, MEMORY.md, USER.md; ETag
 		{"PUT", "/api/v1/workspace/{agent}/{file}", s.writeWorkspace}, // content; If-Match
+		{"GET", "/api/v1/export", s.export},                           // format (jsonl|markdown), vectors, user_id, agent_id
+		{"POST", importPath, s.importMemories},                        // a JSON Lines export as the body
 		{"GET", "/api/v1/tools", s.listTools},
 		{"POST", "/api/v1/tools/{name}", s.callTool},  // the tool's arguments; user_id, agent_id in the query                   // user_id, agent_id, limit: the Persistent Memory block
 		{"POST", "/api/v1/feedback", s.feedback},      // used: ids of recalled memories a reply used

@@ -62,6 +62,8 @@ func commands() []command {
 		{"key", "[--memory-only] set | delete | status", "manage the extraction key (set reads it from stdin, unechoed)", runKey},
 		{"egress", "[--limit N] [--json]", "show the ledger of every LLM call (what left this machine)", runEgress},
 		{"reprocess", "[ID...]", "queue memories for extraction again (all not extracted when no ID)", runReprocess},
+		{"export", "[-o FILE] [--markdown] [--vectors] [--user ID] [--agent ID]", "export memories and workspace files (JSON Lines; Markdown to read)", runExport},
+		{"import", "[--json] FILE|-", "merge an export into this instance (ids already here are kept)", runImport},
 		{"digest", "[--json]", "run a consolidation pass now (ultra) and print its report", runDigest},
 		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
 		{"bench", "[--quick] | recall --locomo FILE [--embed glove|hash] [--conversations N] [--questions N] [--json] | search [--n N]... [--embed glove|hash] [--queries N] [--json] | graph [--n N] [--queries N] [--json]",

@@ -23,7 +23,7 @@ func runDigest(ctx context.Context, e Env, args []string) error {
 		return err
 	}
 	var out api.DigestResponse
-	if err := c.Do(ctx, http.MethodPost, "/api/v1/digest", nil, &out); err != nil {
+	if err := c.Long().Do(ctx, http.MethodPost, "/api/v1/digest", nil, &out); err != nil {
 		return explain(err)
 	}
 	if *asJSON {

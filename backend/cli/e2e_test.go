@@ -2,9 +2,11 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -281,4 +283,70 @@ func TestCLI_TokenVersionHelp(t *testing.T) {
 	if out, code := in.Run("help"); code != 0 || !strings.Contains(out, "serve") {
 		t.Errorf("help: %d %s", code, out)
 	}
+}
+
+// TestCLI_ExportImport: export from one instance, import into a fresh one
+// (ids, times and search kept), import again (nothing doubled), a
+// Markdown export, and a refused import.
+func TestCLI_ExportImport(t *testing.T) {
+	a := newInstance(t, "HYATLAS_MODE=lite")
+	a.Start("serve")
+	for _, text := range []string{"Foxtrot uses Postgres 16", "The standup moved to 10:00"} {
+		if out, code := a.Run("add", "--user", "u1", text); code != 0 {
+			t.Fatalf("add: %s", out)
+		}
+	}
+	if out, code := a.Run("remember", "--user", "u1", "--strength", "0.9", "Prefers short answers"); code != 0 {
+		t.Fatalf("remember: %s", out)
+	}
+	file := filepath.Join(t.TempDir(), "export.jsonl")
+	if out, code := a.Run("export", "-o", file, "--vectors"); code != 0 || !strings.Contains(out, "exported to "+file) {
+		t.Fatalf("export: %d %s", code, out)
+	}
+	md, code := a.Run("export", "--markdown")
+	if code != 0 || !strings.Contains(md, "# HyAtlas memory") || !strings.Contains(md, "(fact, 0.90) Prefers short answers") {
+		t.Fatalf("markdown export: %d %s", code, md)
+	}
+	listA, _ := a.Run("list", "--user", "u1", "--json")
+
+	b := newInstance(t, "HYATLAS_MODE=lite")
+	b.Start("serve")
+	if out, code := b.Run("import", file); code != 0 || !strings.Contains(out, "imported 3 memories (0 were already here") {
+		t.Fatalf("import: %d %s", code, out)
+	}
+	if out, code := b.Run("import", file); code != 0 || !strings.Contains(out, "imported 0 memories (3 were already here") {
+		t.Fatalf("import again: %d %s", code, out)
+	}
+	listB, _ := b.Run("list", "--user", "u1", "--json")
+	var la, lb struct {
+		Total    int `json:"total"`
+		Memories []struct {
+			ID      string `json:"memory_id"`
+			Content string `json:"content"`
+			TS      string `json:"ts"`
+		} `json:"memories"`
+	}
+	if json.Unmarshal([]byte(listA), &la) != nil || json.Unmarshal([]byte(listB), &lb) != nil || la.Total != 3 || lb.Total != 3 {
+		t.Fatalf("lists:\n%s\n%s", listA, listB)
+	}
+	if !reflect.DeepEqual(la, lb) {
+		t.Errorf("the lists differ after the round trip:\n%s\n%s", listA, listB)
+	}
+	searchA, _ := a.Run("search", "--user", "u1", "--json", "which database does Foxtrot use")
+	searchB, _ := b.Run("search", "--user", "u1", "--json", "which database does Foxtrot use")
+	if !strings.Contains(searchB, "Postgres 16") || idsOf(searchA) != idsOf(searchB) {
+		t.Errorf("search differs:\n%s\n%s", searchA, searchB)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"type\":\"memory\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := b.Run("import", bad); code != 1 || !strings.Contains(out, "line 1") {
+		t.Fatalf("bad import: %d %s", code, out)
+	}
+}
+
+// idsOf lists the memory ids in a JSON answer, in order.
+func idsOf(s string) string {
+	return strings.Join(regexp.MustCompile(`"memory_id":"(m\w+)"`).FindAllString(s, -1), ",")
 }

@@ -141,7 +141,8 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	e.x = e.newExtraction(ctx, kr, opts.LLMHTTPClient)
 	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
 		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state, Graph: st, GraphStore: st,
-		Consolidator: e.consolidator(), ConsolidationStore: st, Workspace: workspace.New(filepath.Join(cfg.Paths.Data, "workspace"))}
+		Consolidator: e.consolidator(), ConsolidationStore: st, Workspace: workspace.New(filepath.Join(cfg.Paths.Data, "workspace")),
+		KickReembed: e.kickReembed}
 	if cfg.Mode.UsesLLM() {
 		e.x.queue = newExtractQueue()
 		deps.Enqueue = func(id string) { e.x.queue.push(id) }

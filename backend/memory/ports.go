@@ -187,6 +187,12 @@ type Store interface {
 	// returns for the next call ("" when done); VectorBacklog counts them.
 	VectorJobs(ctx context.Context, embedder, cursor string, limit int) ([]VectorJob, string, error)
 	VectorBacklog(ctx context.Context, embedder string) (int, error)
+	// ScanExport calls fn for every row in scope, live and retired, oldest
+	// first, with its history and (withVectors) its saved vector.
+	ScanExport(ctx context.Context, scope Scope, withVectors bool, fn func(ExportRow) error) error
+	// ImportRows writes, in one transaction, the rows whose ids are new
+	// (with history and vectors) and returns their ids.
+	ImportRows(ctx context.Context, rows []ExportRow) ([]string, error)
 	// SetVectors stores new vectors; a row deleted or edited since its job
 	// was listed is skipped. It returns the ids of the updated rows that
 	// are live (the ones the index must hold).

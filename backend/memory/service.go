@@ -105,6 +105,9 @@ type Deps struct {
 	// Workspace keeps the agents' SOUL.md, MEMORY.md and USER.md; nil: its
 	// calls answer unavailable.
 	Workspace Workspace
+	// KickReembed asks for a re-embedding pass (after an import brought
+	// rows without a vector of the embedder in use); nil: none.
+	KickReembed func()
 }
 
 // Service implements write, recall, retire, restore and curation over a
@@ -139,6 +142,7 @@ type Service struct {
 	cstore       ConsolidationStore
 	consol       consolidationRuns
 	workspace    Workspace
+	kickReembed  func()
 	// extracting holds the ids being extracted (each is done once);
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// owners whose Now page is out of date.
@@ -172,6 +176,9 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	if d.Enqueue == nil {
 		d.Enqueue = func(string) {}
 	}
+	if d.KickReembed == nil {
+		d.KickReembed = func() {}
+	}
 	if d.Extractor != nil && d.ExtractStore == nil {
 		return nil, fmt.Errorf("memory: an extractor needs an extraction store")
 	}
@@ -194,7 +201,8 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now, extractor: d.Extractor,
 		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph, graphStore: d.GraphStore,
-		consolidator: d.Consolidator, cstore: d.ConsolidationStore, workspace: d.Workspace}
+		consolidator: d.Consolidator, cstore: d.ConsolidationStore, workspace: d.Workspace,
+		kickReembed: d.KickReembed}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
 	return s, nil
 }

@@ -78,6 +78,8 @@ type Workspace interface {
 	// Append adds text at the end of the file (after a blank line when the
 	// file does not end with one), atomically.
 	Append(ctx context.Context, agent string, f WorkspaceFile, text string) (WorkspaceDoc, error)
+	// List returns every file that exists, by agent then file name.
+	List(ctx context.Context) ([]WorkspaceDoc, error)
 }
 
 func (s *Service) workspaceReady() error {

@@ -66,6 +66,33 @@ func (d *Dir) read(agent string, f memory.WorkspaceFile) (memory.WorkspaceDoc, e
 	return doc, nil
 }
 
+// List returns every file that exists, by agent then file name.
+func (d *Dir) List(_ context.Context) ([]memory.WorkspaceDoc, error) {
+	agents, err := os.ReadDir(d.root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the workspace: %w", err)
+	}
+	var out []memory.WorkspaceDoc
+	for _, a := range agents {
+		if _, err := memory.ParseAgent(a.Name()); err != nil || !a.IsDir() {
+			continue
+		}
+		for _, f := range []memory.WorkspaceFile{memory.FileMemory, memory.FileSoul, memory.FileUser} {
+			doc, err := d.read(a.Name(), f)
+			if err != nil {
+				return nil, err
+			}
+			if doc.Exists {
+				out = append(out, doc)
+			}
+		}
+	}
+	return out, nil
+}
+
 // Write replaces a file; with ifMatch set it must be the current ETag.
 func (d *Dir) Write(_ context.Context, agent string, f memory.WorkspaceFile, content, ifMatch string) (memory.WorkspaceDoc, error) {
 	d.mu.Lock()

@@ -1,0 +1,104 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"hyatlas/backend/api"
+	"hyatlas/backend/memory"
+)
+
+// Long returns a copy of the client without the request timeout, for
+// calls that may take minutes (a consolidation pass, an export or import
+// of a large store); the context still bounds them.
+func (c *Client) Long() *Client {
+	cp := *c
+	hc := *c.HTTP
+	hc.Timeout = 0
+	cp.HTTP = &hc
+	return &cp
+}
+
+// stream sends body as is and returns the response when it is a success;
+// the caller closes its body.
+func (c *Client) stream(ctx context.Context, method, path, contentType string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, body)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		if isConnRefused(err) {
+			return nil, fmt.Errorf("%w at %s", ErrUnreachable, c.Base)
+		}
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		var eb api.ErrorBody
+		if json.Unmarshal(data, &eb) != nil || eb.Error == "" {
+			eb.Error = strings.TrimSpace(string(data))
+		}
+		return nil, &Error{Status: resp.StatusCode, Code: eb.Code, Message: eb.Error}
+	}
+	return resp, nil
+}
+
+// ExportOptions select an export.
+type ExportOptions struct {
+	Markdown        bool
+	Vectors         bool
+	UserID, AgentID string
+}
+
+// Export streams an export into w.
+func (c *Client) Export(ctx context.Context, o ExportOptions, w io.Writer) error {
+	q := url.Values{}
+	if o.Markdown {
+		q.Set("format", "markdown")
+	}
+	if o.Vectors {
+		q.Set("vectors", "true")
+	}
+	if o.UserID != "" {
+		q.Set("user_id", o.UserID)
+	}
+	if o.AgentID != "" {
+		q.Set("agent_id", o.AgentID)
+	}
+	resp, err := c.stream(ctx, http.MethodGet, "/api/v1/export?"+q.Encode(), "", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return fmt.Errorf("read the export: %w", err)
+	}
+	return nil
+}
+
+// Import sends an export and returns what the import did.
+func (c *Client) Import(ctx context.Context, r io.Reader) (memory.ImportReport, error) {
+	var rep memory.ImportReport
+	resp, err := c.stream(ctx, http.MethodPost, "/api/v1/import", "application/x-ndjson", r)
+	if err != nil {
+		return rep, err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&rep); err != nil {
+		return rep, fmt.Errorf("decode the import report: %w", err)
+	}
+	return rep, nil
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"hyatlas/backend/api/client"
+)
+
+// runExport writes an export to a file (or stdout with -o -).
+func runExport(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	out := fs.String("o", "-", "the file to write (- is standard output)")
+	markdown := fs.Bool("markdown", false, "a Markdown export for reading (not for import)")
+	vectors := fs.Bool("vectors", false, "include each memory's vector (an import then needs no re-embedding)")
+	user := fs.String("user", "", "only this user's memories")
+	agent := fs.String("agent", "", "only this agent's memories and workspace")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	opts := client.ExportOptions{Markdown: *markdown, Vectors: *vectors, UserID: *user, AgentID: *agent}
+	if *out == "-" {
+		return explain(c.Long().Export(ctx, opts, e.Stdout))
+	}
+	// Written beside the target and renamed, so a failed export never
+	// leaves a half file under the name.
+	f, err := os.CreateTemp(filepath.Dir(*out), ".hyatlas-export-*")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(f.Name())
+	err = c.Long().Export(ctx, opts, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return explain(err)
+	}
+	if err := os.Rename(f.Name(), *out); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	st, _ := os.Stat(*out)
+	fmt.Fprintf(e.Stdout, "exported to %s (%d bytes)\n", *out, st.Size())
+	return nil
+}
+
+// runImport merges an export into the running instance.
+func runImport(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	var r io.Reader = e.Stdin
+	if pos[0] != "-" {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	rep, err := c.Long().Import(ctx, r)
+	if err != nil {
+		return explain(err)
+	}
+	if *asJSON {
+		return printJSON(e.Stdout, rep)
+	}
+	fmt.Fprintf(e.Stdout, "imported %d memories (%d were already here, left as they are); %d workspace files\n",
+		rep.Imported, rep.Skipped, rep.Files)
+	if rep.Reembed > 0 {
+		fmt.Fprintf(e.Stdout, "%d need a vector from this machine's model: re-embedding runs in the background (`hyatlas status` shows it)\n", rep.Reembed)
+	}
+	for _, f := range rep.FilesSkipped {
+		fmt.Fprintf(e.Stdout, "kept this instance's %s (the import's differs)\n", f)
+	}
+	return nil
+}

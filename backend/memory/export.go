@@ -1,0 +1,181 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// Export writes everything a person would need to move their memory:
+// JSON Lines, one record per line. The first line is a header; then one
+// "memory" record per row (every field, both time axes, provenance, its
+// history and, optionally, its vector); then one "workspace" record per
+// workspace file. Import reads the same format.
+//
+//	{"type":"header","format":"hyatlas-export","version":1,"exported_at":...,"embedder":"glove-..."}
+//	{"type":"memory","memory":{...},"history":[...],"vector":{"embedder":...,"dims":300,"parts":2,"data":"<base64>"}}
+//	{"type":"workspace","agent":"meepa","file":"SOUL.md","content":"..."}
+//	{"type":"end","memories":N,"files":M}
+//
+// The end record lets an import tell a complete export from one cut short.
+
+// Export format identifiers.
+const (
+	ExportFormat  = "hyatlas-export"
+	ExportVersion = 1
+)
+
+// ExportRow is one memory with its history and, when exported, its
+// vector.
+type ExportRow struct {
+	Memory  Memory
+	History []HistoryEntry
+	Vector  *Vector
+}
+
+// exportLine is one line of an export.
+type exportLine struct {
+	Type string `json:"type"` // header | memory | workspace
+
+	Format     string    `json:"format,omitempty"`
+	Version    int       `json:"version,omitempty"`
+	ExportedAt time.Time `json:"exported_at,omitzero"`
+	Embedder   string    `json:"embedder,omitempty"`
+
+	Memory  *Memory        `json:"memory,omitempty"`
+	History []HistoryEntry `json:"history,omitempty"`
+	Vector  *exportVector  `json:"vector,omitempty"`
+
+	Agent   string        `json:"agent,omitempty"`
+	File    WorkspaceFile `json:"file,omitempty"`
+	Content *string       `json:"content,omitempty"`
+
+	Memories *int `json:"memories,omitempty"` // end: how many memory records came before
+	Files    *int `json:"files,omitempty"`    // end: how many workspace records
+}
+
+// exportVector is a vector as base64 of little-endian float32s: the
+// row's vector, then each of its sentence parts.
+type exportVector struct {
+	Embedder string `json:"embedder"`
+	Dims     int    `json:"dims"`
+	Parts    int    `json:"parts,omitempty"`
+	Data     string `json:"data"`
+}
+
+func packVector(v Vector) *exportVector {
+	floats := append([]float32(nil), v.Values...)
+	for _, p := range v.Parts {
+		floats = append(floats, p...)
+	}
+	b := make([]byte, 4*len(floats))
+	for i, f := range floats {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return &exportVector{Embedder: v.Embedder, Dims: len(v.Values), Parts: len(v.Parts), Data: base64.StdEncoding.EncodeToString(b)}
+}
+
+func (e *exportVector) unpack() (Vector, error) {
+	b, err := base64.StdEncoding.DecodeString(e.Data)
+	if err != nil {
+		return Vector{}, fmt.Errorf("vector data is not base64")
+	}
+	if e.Dims < 1 || e.Dims > 8192 || e.Parts < 0 || e.Parts > 64 || len(b) != 4*e.Dims*(1+e.Parts) {
+		return Vector{}, fmt.Errorf("vector of %d dims and %d parts does not match its %d bytes", e.Dims, e.Parts, len(b))
+	}
+	floats := make([]float32, len(b)/4)
+	for i := range floats {
+		floats[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	v := Vector{Embedder: e.Embedder, Values: floats[:e.Dims]}
+	if !usable(v.Values) {
+		return Vector{}, fmt.Errorf("vector is zero or not finite")
+	}
+	for p := range e.Parts {
+		v.Parts = append(v.Parts, floats[e.Dims*(1+p):e.Dims*(2+p)])
+	}
+	return v, nil
+}
+
+// ExportInput selects what to export.
+type ExportInput struct {
+	UserID, AgentID string // "" every owner (a user id covers its aliases)
+	Vectors         bool   // include each row's saved vector
+}
+
+// ExportReport counts what an export wrote.
+type ExportReport struct {
+	Memories int `json:"memories"`
+	Files    int `json:"files"`
+}
+
+// Export writes the JSON Lines export to w, streaming.
+func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (ExportReport, error) {
+	var rep ExportReport
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(exportLine{Type: "header", Format: ExportFormat, Version: ExportVersion,
+		ExportedAt: s.now().UTC(), Embedder: s.EmbedderInfo().ID})
+	if err != nil {
+		return rep, fmt.Errorf("export: %w", err)
+	}
+	err = s.store.ScanExport(ctx, s.scope([]string{in.UserID}, in.AgentID), in.Vectors, func(r ExportRow) error {
+		m := r.Memory
+		line := exportLine{Type: "memory", Memory: &m, History: r.History}
+		if r.Vector != nil {
+			line.Vector = packVector(*r.Vector)
+		}
+		rep.Memories++
+		return enc.Encode(line)
+	})
+	if err != nil {
+		return rep, fmt.Errorf("export: %w", err)
+	}
+	docs, err := s.exportedFiles(ctx, in)
+	if err != nil {
+		return rep, err
+	}
+	for _, d := range docs {
+		content := d.Content
+		if err := enc.Encode(exportLine{Type: "workspace", Agent: d.Agent, File: d.File, Content: &content}); err != nil {
+			return rep, fmt.Errorf("export: %w", err)
+		}
+		rep.Files++
+	}
+	if err := enc.Encode(exportLine{Type: "end", Memories: &rep.Memories, Files: &rep.Files}); err != nil {
+		return rep, fmt.Errorf("export: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return rep, fmt.Errorf("export: %w", err)
+	}
+	return rep, nil
+}
+
+// exportedFiles are the workspace files an export carries: the agent's
+// when one is named, else every agent's.
+func (s *Service) exportedFiles(ctx context.Context, in ExportInput) ([]WorkspaceDoc, error) {
+	if s.workspace == nil {
+		return nil, nil
+	}
+	docs, err := s.workspace.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("export the workspace: %w", err)
+	}
+	if in.AgentID == "" {
+		return docs, nil
+	}
+	var out []WorkspaceDoc
+	for _, d := range docs {
+		if d.Agent == in.AgentID {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}

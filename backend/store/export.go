@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"hyatlas/backend/memory"
+)
+
+// ScanExport calls fn for every row in scope, live and retired, in the
+// order they were written, with its history and, when withVectors, its
+// saved vector (nil when it has none).
+func (s *Store) ScanExport(ctx context.Context, scope memory.Scope, withVectors bool, fn func(memory.ExportRow) error) error {
+	history := map[string][]memory.HistoryEntry{}
+	err := s.query(ctx, `SELECT memory_id, at, action, how, reason, by_id, old_content, detail FROM history ORDER BY seq`, nil,
+		func(r *sql.Rows) error {
+			var h memory.HistoryEntry
+			var at sql.NullInt64
+			var action, how string
+			err := r.Scan(&h.MemoryID, &at, &action, &how, &h.Reason, &h.By, &h.OldContent, &h.Detail)
+			h.At, h.Action, h.How = fromMillis(at), memory.HistoryAction(action), memory.RetireHow(how)
+			history[h.MemoryID] = append(history[h.MemoryID], h)
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("export history: %w", err)
+	}
+	var w where
+	w.scope("m.", scope)
+	q := `SELECT ` + prefixed("m") + `, m.embedder, e.dims, e.vector FROM memories m
+		LEFT JOIN embeddings e ON e.memory_seq = m.seq` + w.sql() + ` ORDER BY m.seq`
+	if !withVectors {
+		q = `SELECT ` + prefixed("m") + `, m.embedder, NULL, NULL FROM memories m` + w.sql() + ` ORDER BY m.seq`
+	}
+	rows, err := s.reader.QueryContext(ctx, q, w.args...)
+	if err != nil {
+		return fmt.Errorf("export memories: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var embedder string
+		var dims sql.NullInt64
+		var blob []byte
+		m, err := scanMemory(rows, &embedder, &dims, &blob)
+		if err != nil {
+			return fmt.Errorf("export memories: %w", err)
+		}
+		row := memory.ExportRow{Memory: m, History: history[m.ID]}
+		if withVectors && dims.Valid && len(blob) > 0 {
+			values, parts, err := decodeVector(nil, blob, int(dims.Int64))
+			if err != nil {
+				return fmt.Errorf("export the vector of %s: %w", m.ID, err)
+			}
+			row.Vector = &memory.Vector{Embedder: embedder, Values: values, Parts: parts}
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export memories: %w", err)
+	}
+	return nil
+}
+
+// ImportRows writes, in one transaction, every row whose id the store
+// does not hold yet, with its history and vector, and returns the ids it
+// wrote; rows already held are left as they are.
+func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow) ([]string, error) {
+	var written []string
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		written = written[:0]
+		for _, r := range rows {
+			var one int
+			err := tx.QueryRowContext(ctx, `SELECT 1 FROM memories WHERE id = ?`, r.Memory.ID).Scan(&one)
+			if err == nil {
+				continue
+			}
+			if err != sql.ErrNoRows {
+				return fmt.Errorf("look up %s: %w", r.Memory.ID, err)
+			}
+			nr := memory.NewRow{Memory: r.Memory}
+			if r.Vector != nil {
+				nr.Vector = *r.Vector
+			}
+			if err := insertRow(ctx, tx, nr); err != nil {
+				return err
+			}
+			for _, h := range r.History {
+				h.MemoryID = r.Memory.ID
+				if err := addHistory(ctx, tx, h); err != nil {
+					return err
+				}
+			}
+			written = append(written, r.Memory.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("import memories: %w", err)
+	}
+	return written, nil
+}
