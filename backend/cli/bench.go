@@ -24,6 +24,8 @@ func runBench(ctx context.Context, e Env, args []string) error {
 			return runBenchSearch(ctx, e, args[1:])
 		case "graph":
 			return runBenchGraph(ctx, e, args[1:])
+		case "export":
+			return runBenchExport(ctx, e, args[1:])
 		}
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -98,6 +100,23 @@ func runBenchGraph(ctx context.Context, e Env, args []string) error {
 	}
 	return bench.RunGraph(ctx, bench.GraphOptions{Relations: *n, Queries: *queries, JSON: *asJSON,
 		Out: e.Stdout, Progress: e.Stderr})
+}
+
+func runBenchExport(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("bench export", flag.ContinueOnError)
+	n := fs.Int("n", 100_000, "memories to export and import")
+	emb := fs.String("embed", "", "glove or hash (default: GloVe when ONNX Runtime loads)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	if *n <= 0 {
+		return usageError{"bench export: --n must be positive"}
+	}
+	if *emb != "" && *emb != "glove" && *emb != "hash" {
+		return usageError{"bench export: --embed is glove or hash"}
+	}
+	return bench.RunExport(ctx, bench.ExportOptions{Memories: *n, Embed: *emb, JSON: *asJSON, Out: e.Stdout, Progress: e.Stderr})
 }
 
 // sizeList is a repeatable flag of positive counts; each value may be a

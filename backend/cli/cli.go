@@ -66,8 +66,8 @@ func commands() []command {
 		{"import", "[--json] FILE|-", "merge an export into this instance (ids already here are kept)", runImport},
 		{"digest", "[--json]", "run a consolidation pass now (ultra) and print its report", runDigest},
 		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
-		{"bench", "[--quick] | recall --locomo FILE [--embed glove|hash] [--conversations N] [--questions N] [--json] | search [--n N]... [--embed glove|hash] [--queries N] [--json] | graph [--n N] [--queries N] [--json]",
-			"measure performance targets; recall: LoCoMo recall; search: search latency; graph: knowledge-graph views (temp data)", runBench},
+		{"bench", "[--quick] | recall --locomo FILE [--embed glove|hash] [--conversations N] [--questions N] [--json] | search [--n N]... [--embed glove|hash] [--queries N] [--json] | graph [--n N] [--queries N] [--json] | export [--n N] [--embed glove|hash] [--json]",
+			"measure performance targets; recall: LoCoMo recall; search: search latency; graph: knowledge-graph views; export: export and import (temp data)", runBench},
 		{"version", "", "print the version", runVersion},
 		{"help", "", "show this help", nil},
 	}

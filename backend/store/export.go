@@ -71,25 +71,26 @@ func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow) ([]stri
 	var written []string
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		written = written[:0]
+		p := newPreparedTx(tx)
+		defer p.close()
 		for _, r := range rows {
-			var one int
-			err := tx.QueryRowContext(ctx, `SELECT 1 FROM memories WHERE id = ?`, r.Memory.ID).Scan(&one)
-			if err == nil {
-				continue
-			}
-			if err != sql.ErrNoRows {
+			held, err := p.exists(ctx, `SELECT 1 FROM memories WHERE id = ?`, r.Memory.ID)
+			if err != nil {
 				return fmt.Errorf("look up %s: %w", r.Memory.ID, err)
+			}
+			if held {
+				continue
 			}
 			nr := memory.NewRow{Memory: r.Memory}
 			if r.Vector != nil {
 				nr.Vector = *r.Vector
 			}
-			if err := insertRow(ctx, tx, nr); err != nil {
+			if err := insertRow(ctx, p, nr); err != nil {
 				return err
 			}
 			for _, h := range r.History {
 				h.MemoryID = r.Memory.ID
-				if err := addHistory(ctx, tx, h); err != nil {
+				if err := addHistory(ctx, p, h); err != nil {
 					return err
 				}
 			}

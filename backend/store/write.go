@@ -25,7 +25,7 @@ func (s *Store) Insert(ctx context.Context, rows ...memory.NewRow) error {
 	})
 }
 
-func insertRow(ctx context.Context, tx *sql.Tx, r memory.NewRow) error {
+func insertRow(ctx context.Context, tx execer, r memory.NewRow) error {
 	m := r.Memory
 	if m.SourceIDs == nil {
 		m.SourceIDs = []string{}
@@ -72,7 +72,7 @@ func embedderOf(v memory.Vector) string {
 // putVector stores a row's vector and records which embedder made it.
 // The blob holds the vector and then its sentence parts, each of the
 // same length (dims), so a blob of n×dims floats has n-1 parts.
-func putVector(ctx context.Context, tx *sql.Tx, seq int64, v memory.Vector) error {
+func putVector(ctx context.Context, tx execer, seq int64, v memory.Vector) error {
 	for i, p := range v.Parts {
 		if len(p) != len(v.Values) {
 			return fmt.Errorf("store vector: sentence %d has %d dimensions, the vector %d", i, len(p), len(v.Values))
@@ -105,7 +105,7 @@ func lockedRow(ctx context.Context, tx *sql.Tx, id string) (memory.Memory, int64
 	return m, seq, nil
 }
 
-func addHistory(ctx context.Context, tx *sql.Tx, h memory.HistoryEntry) error {
+func addHistory(ctx context.Context, tx execer, h memory.HistoryEntry) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO history
 		(memory_id, at, action, how, reason, by_id, old_content, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		h.MemoryID, h.At.UnixMilli(), string(h.Action), string(h.How), h.Reason, h.By, h.OldContent, h.Detail)
