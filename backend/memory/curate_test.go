@@ -88,7 +88,7 @@ func TestEdit(t *testing.T) {
 		t.Errorf("old words still match: %v", ids)
 	}
 	d, _ := r.svc.Get(ctx, m.ID)
-	if len(d.History) != 1 || d.History[0].OldContent != "my bike is red" {
+	if len(d.History) != 1 || d.History[0].OldContent != "my bike is red" || d.History[0].How != memory.RetiredUpdated {
 		t.Errorf("history = %+v", d.History)
 	}
 	bad := []memory.EditInput{

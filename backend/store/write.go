@@ -138,7 +138,8 @@ func updateRow(ctx context.Context, tx *sql.Tx, id string, u memory.Update) (mem
 		if u.Vector == nil {
 			return memory.Memory{}, fmt.Errorf("update %s: a content change needs a vector", id)
 		}
-		h.OldContent, m.Content, changed = m.Content, *u.Content, true
+		// The old text is kept as the version this one updated.
+		h.OldContent, h.How, m.Content, changed = m.Content, memory.RetiredUpdated, *u.Content, true
 		if err := putVector(ctx, tx, seq, *u.Vector); err != nil {
 			return memory.Memory{}, err
 		}
