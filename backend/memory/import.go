@@ -44,12 +44,21 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 	if err != nil {
 		return rep, err
 	}
+	// New ids only, like adds: the read lock keeps an embedder switch
+	// from coming between the commit and the index update.
+	s.indexSync.RLock()
 	written, err := s.store.ImportRows(ctx, rows)
+	if err == nil {
+		s.indexImported(written, rows, &rep)
+	}
+	s.indexSync.RUnlock()
 	if err != nil {
 		return rep, err
 	}
 	rep.Imported, rep.Skipped = len(written), len(rows)-len(written)
-	s.indexImported(written, rows, &rep)
+	if rep.Reembed > 0 {
+		s.kickReembed()
+	}
 	for _, f := range files {
 		if err := s.importFile(ctx, f, &rep); err != nil {
 			return rep, err
@@ -211,13 +220,13 @@ func checkImportedFile(l exportLine) (WorkspaceDoc, error) {
 }
 
 // indexImported puts the written live rows that came with a vector of the
-// embedder in use in the index and hands the rest to re-embedding.
+// embedder in use in the index and counts the rest for re-embedding. The
+// caller holds indexSync.
 func (s *Service) indexImported(written []string, rows []ExportRow, rep *ImportReport) {
 	byID := make(map[string]*ExportRow, len(rows))
 	for i := range rows {
 		byID[rows[i].Memory.ID] = &rows[i]
 	}
-	s.indexSync.Lock()
 	id := s.current().embedder.Info().ID
 	for _, w := range written {
 		r := byID[w]
@@ -228,10 +237,6 @@ func (s *Service) indexImported(written []string, rows []ExportRow, rep *ImportR
 		if r.Memory.Live() {
 			s.indexRow(r.Memory, *r.Vector)
 		}
-	}
-	s.indexSync.Unlock()
-	if rep.Reembed > 0 {
-		s.kickReembed()
 	}
 }
 

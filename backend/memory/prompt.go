@@ -15,7 +15,7 @@ const (
 
 // PromptInput asks for an owner's prompt block.
 type PromptInput struct {
-	UserID, AgentID string
+	UserID, AgentID string // no user: the default user
 	Limit           int // 0: the PromptLimit setting (40)
 }
 
@@ -38,7 +38,11 @@ func (s *Service) Prompt(ctx context.Context, in PromptInput) (PromptBlock, erro
 		return PromptBlock{}, err
 	}
 	th := s.cfg.Strength.InjectAt
-	rows, _, err := s.store.List(ctx, ListFilter{Layers: CuratedLayers, Scope: s.scope([]string{in.UserID}, in.AgentID),
+	user := strings.TrimSpace(in.UserID)
+	if user == "" {
+		user = DefaultUserID // one person's block, never everyone's
+	}
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: CuratedLayers, Scope: s.scope([]string{user}, in.AgentID),
 		MinStrength: &th, ByStrength: true, Limit: limit})
 	if err != nil {
 		return PromptBlock{}, fmt.Errorf("read memories for the prompt: %w", err)
