@@ -16,7 +16,7 @@ const (
 // PromptInput asks for an owner's prompt block.
 type PromptInput struct {
 	UserID, AgentID string // no user: the default user
-	Limit           int // 0: the PromptLimit setting (40)
+	Limit           int    // 0: the PromptLimit setting (40)
 }
 
 // PromptBlock is the "## Persistent Memory" block an agent puts at the top
