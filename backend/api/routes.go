@@ -36,6 +36,11 @@ func (s *Server) register() {
 		{"PUT", "/api/v1/workspace/{agent}/{file}", s.writeWorkspace}, // content; If-Match
 		{"GET", "/api/v1/export", s.export},                           // format (jsonl|markdown), vectors, user_id, agent_id
 		{"POST", importPath, s.importMemories},                        // a JSON Lines export as the body
+		{"GET", "/api/v1/snapshots", s.listSnapshots},
+		{"POST", "/api/v1/snapshots", s.createSnapshot},
+		{"DELETE", "/api/v1/snapshots/{id}", s.deleteSnapshot},
+		{"POST", "/api/v1/snapshots/{id}/verify", s.verifySnapshot},
+		{"POST", "/api/v1/snapshots/{id}/restore", s.restoreSnapshot}, // verified first; undo: restore the before-restore one
 		{"GET", "/api/v1/tools", s.listTools},
 		{"POST", "/api/v1/tools/{name}", s.callTool},  // the tool's arguments; user_id, agent_id in the query                   // user_id, agent_id, limit: the Persistent Memory block
 		{"POST", "/api/v1/feedback", s.feedback},      // used: ids of recalled memories a reply used

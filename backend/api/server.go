@@ -43,6 +43,9 @@ type Config struct {
 	Models Models
 	// Keys manages the extraction key (nil: those endpoints answer 503).
 	Keys Keys
+	// Snapshots makes, verifies, restores and deletes snapshots (nil:
+	// those endpoints answer 503).
+	Snapshots Snapshots
 	// Digest runs a consolidation pass detached from the request (nil:
 	// /api/v1/digest answers that no pass can run).
 	Digest func(context.Context) (memory.ConsolidationReport, error)

@@ -64,6 +64,7 @@ func commands() []command {
 		{"reprocess", "[ID...]", "queue memories for extraction again (all not extracted when no ID)", runReprocess},
 		{"export", "[-o FILE] [--markdown] [--vectors] [--user ID] [--agent ID]", "export memories and workspace files (JSON Lines; Markdown to read)", runExport},
 		{"import", "[--json] FILE|-", "merge an export into this instance (ids already here are kept)", runImport},
+		{"snapshot", "[--json] create | list | verify ID | restore ID | delete ID", "snapshots of the data: make, list, check, restore (undo: restore the before-restore one), delete", runSnapshot},
 		{"digest", "[--json]", "run a consolidation pass now (ultra) and print its report", runDigest},
 		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
 		{"bench", "[--quick] | recall --locomo FILE [--embed glove|hash] [--conversations N] [--questions N] [--json] | search [--n N]... [--embed glove|hash] [--queries N] [--json] | graph [--n N] [--queries N] [--json] | export [--n N] [--embed glove|hash] [--json]",

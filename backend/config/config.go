@@ -44,6 +44,8 @@ type Config struct {
 	Strength memory.StrengthConfig
 	// CompactThreshold is HYATLAS_AUTO_COMPACT_THRESHOLD (0 off).
 	CompactThreshold int
+	// Snapshot is when and where snapshots are made.
+	Snapshot SnapshotConfig
 
 	Embed EmbedConfig
 	// ModelsBase is HYATLAS_MODELS_BASE: where models are downloaded from
@@ -143,6 +145,9 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 
 	if c.Paths, err = loadPaths(getenv); err != nil {
+		return Config{}, err
+	}
+	if c.Snapshot, err = loadSnapshot(getenv, c.Paths.Data, warn); err != nil {
 		return Config{}, err
 	}
 	return c, nil

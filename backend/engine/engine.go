@@ -62,6 +62,7 @@ type Engine struct {
 
 	models    *modelController
 	x         *extraction
+	snap      *snapshots
 	log       *slog.Logger
 	store     *store.Store
 	bus       *events.Bus
@@ -105,7 +106,14 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}
-	st, err := store.Open(ctx, cfg.Paths.Data)
+	if cfg.Snapshot.Dir == "" {
+		cfg.Snapshot.Dir = filepath.Clean(cfg.Paths.Data) + "-snapshots"
+	}
+	if cfg.Snapshot.Keep < 1 {
+		cfg.Snapshot.Keep = 7
+	}
+	dirs := dataDirs{data: cfg.Paths.Data, workspace: filepath.Join(cfg.Paths.Data, "workspace"), snapshots: cfg.Snapshot.Dir}
+	st, err := store.OpenWith(ctx, cfg.Paths.Data, store.Options{BeforeMigrate: beforeUpgrade(dirs, log)})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -115,6 +123,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	e := &Engine{Config: cfg, Started: started, log: log, store: st, bus: events.New(),
 		reembedKick: make(chan struct{}, 1)}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.snap = &snapshots{keeper: newKeeper(dirs, st.BackupTo)}
 	e.models = newModelController(e, filepath.Join(cfg.Paths.Data, "models"), cfg.ModelsBase, opts.ModelCatalog)
 	e.embedders = embedderSet{cfg: cfg, models: e.models.mgr, log: log}
 	fail := func(err error) (*Engine, error) {
@@ -124,6 +133,9 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		}
 		_ = st.Close()
 		return nil, err
+	}
+	if err := e.recoverRestore(ctx); err != nil {
+		return fail(fmt.Errorf("finish an interrupted restore: %w", err))
 	}
 	emb, closer, err := e.embedders.openEmbedder(ctx)
 	if err != nil {
@@ -141,7 +153,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	e.x = e.newExtraction(ctx, kr, opts.LLMHTTPClient)
 	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
 		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state, Graph: st, GraphStore: st,
-		Consolidator: e.consolidator(), ConsolidationStore: st, Workspace: workspace.New(filepath.Join(cfg.Paths.Data, "workspace")),
+		Consolidator: e.consolidator(), ConsolidationStore: st, Workspace: workspace.New(dirs.workspace),
 		KickReembed: e.kickReembed}
 	if cfg.Mode.UsesLLM() {
 		e.x.queue = newExtractQueue()
@@ -170,6 +182,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLM.Base, LLMModel: cfg.LLM.Model,
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
 		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x}, Digest: e.Digest,
+		Snapshots: snapshotsAPI{e},
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()
@@ -183,6 +196,9 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	}
 	if e.Memory.HasSlowPath() {
 		e.background(e.consolidateLoop)
+	}
+	if cfg.Snapshot.Every > 0 {
+		e.background(e.snapshotLoop)
 	}
 	e.LoadTime = time.Since(started)
 	log.Info("engine open", "data", cfg.Paths.Data, "memories", index.Len(), "embedder", emb.Info().ID,

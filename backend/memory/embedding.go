@@ -102,3 +102,24 @@ func (s *Service) currentVector(ctx context.Context, v Vector, text string) (Vec
 	}
 	return s.embedOne(ctx, text, PurposeDocument)
 }
+
+// ReplaceStore runs replace, which swaps the store's whole contents (a
+// snapshot restore), and then gives the service a new index built from the
+// store and a fresh copy of the graph. It holds the index lock throughout:
+// writes wait and then go into the new contents, and no write's index
+// update can land in the old index.
+func (s *Service) ReplaceStore(ctx context.Context, replace func(context.Context) error, build func(context.Context) (VectorIndex, error)) error {
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
+	if err := replace(ctx); err != nil {
+		return err
+	}
+	index, err := build(ctx)
+	if err != nil {
+		return fmt.Errorf("rebuild the index: %w", err)
+	}
+	cur := s.current()
+	s.emb.Store(&embedding{embedder: cur.embedder, index: index})
+	s.graphCopy.reset()
+	return nil
+}

@@ -141,6 +141,13 @@ type graphCache struct {
 	edges   []GraphEdge
 }
 
+// reset drops the copy: the next read loads the store's graph again.
+func (c *graphCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loaded, c.nodes, c.edges = false, nil, nil
+}
+
 // get returns the current nodes and records; callers must not change them.
 func (c *graphCache) get(ctx context.Context, st GraphStore) ([]GraphNode, []GraphEdge, error) {
 	v, err := st.GraphVersion(ctx)

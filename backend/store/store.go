@@ -55,11 +55,24 @@ type Store struct {
 type writeOp struct {
 	ctx  context.Context
 	fn   func(context.Context, *sql.Tx) error
+	raw  func(context.Context) error // an exclusive op: runs alone, no transaction (see exclusive)
 	done chan error
 }
 
+// Options change how Open opens a store.
+type Options struct {
+	// BeforeMigrate, when set, is called before an existing database of an
+	// older schema is migrated, with the versions and a function that
+	// copies the database as it is (VACUUM INTO dst); an error stops Open
+	// and leaves the database untouched.
+	BeforeMigrate func(ctx context.Context, from, to int, copyTo func(dst string) error) error
+}
+
 // Open opens (creating if needed) the database in dir and migrates it.
-func Open(ctx context.Context, dir string) (*Store, error) {
+func Open(ctx context.Context, dir string) (*Store, error) { return OpenWith(ctx, dir, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -74,6 +87,13 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: path, lock: lock, writer: writer}
+	if opts.BeforeMigrate != nil {
+		if err := beforeMigrate(ctx, writer, opts.BeforeMigrate); err != nil {
+			_ = writer.Close()
+			_ = lock.Release()
+			return nil, err
+		}
+	}
 	if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err != nil {
 		_ = writer.Close()
 		_ = lock.Release()
@@ -155,33 +175,70 @@ func (s *Store) write(ctx context.Context, fn func(context.Context, *sql.Tx) err
 
 func (s *Store) writeLoop() {
 	defer close(s.loopDone)
+	var carry *writeOp // an exclusive op met while filling a batch
 	for {
 		var first writeOp
-		select {
-		case first = <-s.ops:
-		case <-s.closing:
-			// Close holds closeMu, so nothing new can be queued: drain.
-			for {
-				select {
-				case op := <-s.ops:
-					s.commit([]writeOp{op})
-				default:
-					return
+		if carry != nil {
+			first, carry = *carry, nil
+		} else {
+			select {
+			case first = <-s.ops:
+			case <-s.closing:
+				// Close holds closeMu, so nothing new can be queued: drain.
+				for {
+					select {
+					case op := <-s.ops:
+						s.run([]writeOp{op})
+					default:
+						return
+					}
 				}
 			}
 		}
 		batch := []writeOp{first}
 	fill:
-		for len(batch) < maxBatch {
+		for len(batch) < maxBatch && first.raw == nil {
 			select {
 			case op := <-s.ops:
+				if op.raw != nil {
+					carry = &op
+					break fill
+				}
 				batch = append(batch, op)
 			default:
 				break fill
 			}
 		}
-		s.commit(batch)
+		s.run(batch)
 	}
+}
+
+// run commits a batch, or runs an exclusive op alone.
+func (s *Store) run(batch []writeOp) {
+	if len(batch) == 1 && batch[0].raw != nil {
+		batch[0].done <- batch[0].raw(batch[0].ctx)
+		return
+	}
+	s.commit(batch)
+}
+
+// exclusive runs fn on the write connection with no transaction open and
+// no other write running: writes queued meanwhile wait for it, then go in.
+func (s *Store) exclusive(ctx context.Context, fn func(context.Context) error) error {
+	op := writeOp{ctx: context.WithoutCancel(ctx), raw: fn, done: make(chan error, 1)}
+	s.closeMu.RLock()
+	if s.closed {
+		s.closeMu.RUnlock()
+		return ErrClosed
+	}
+	select {
+	case s.ops <- op:
+	case <-ctx.Done():
+		s.closeMu.RUnlock()
+		return ctx.Err()
+	}
+	s.closeMu.RUnlock()
+	return <-op.done
 }
 
 // commit runs a batch in one transaction, each op in its own savepoint:

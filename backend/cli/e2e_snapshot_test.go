@@ -1,0 +1,142 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestCLI_Snapshots: create, list, verify, restore and undo, delete, from
+// the command line against a running server.
+func TestCLI_Snapshots(t *testing.T) {
+	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+	in.Start("serve")
+	if out, code := in.Run("snapshot", "list"); code != 0 || !strings.Contains(out, "No snapshots yet") {
+		t.Fatalf("empty list: %d %s", code, out)
+	}
+	in.Run("add", "--user", "u1", "first note")
+	id := createSnapshot(t, in.Run)
+	in.Run("add", "--user", "u1", "second note")
+	if out, code := in.Run("snapshot", "verify", id); code != 0 || !strings.Contains(out, "is sound") {
+		t.Fatalf("verify: %d %s", code, out)
+	}
+	out, code := in.Run("snapshot", "restore", id)
+	undo := regexp.MustCompile(`undo with: hyatlas snapshot restore (hyatlas-\S+)`).FindStringSubmatch(out)
+	if code != 0 || undo == nil {
+		t.Fatalf("restore: %d %s", code, out)
+	}
+	if n := listTotal(t, in.Run); n != 1 {
+		t.Fatalf("%d memories after the restore, want 1", n)
+	}
+	if out, code := in.Run("snapshot", "restore", undo[1]); code != 0 {
+		t.Fatalf("undo: %d %s", code, out)
+	}
+	if n := listTotal(t, in.Run); n != 2 {
+		t.Fatalf("%d memories after the undo, want 2", n)
+	}
+	if out, code := in.Run("snapshot", "list"); code != 0 || !strings.Contains(out, "before-restore") || !strings.Contains(out, "manual") {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if out, code := in.Run("snapshot", "delete", id); code != 0 || !strings.Contains(out, "deleted") {
+		t.Fatalf("delete: %d %s", code, out)
+	}
+	for _, bad := range [][]string{{"snapshot"}, {"snapshot", "restore"}, {"snapshot", "list", "x"}, {"snapshot", "frobnicate"}} {
+		if _, code := in.Run(bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+	if out, code := in.Run("snapshot", "restore", id); code != 1 || !strings.Contains(out, "no snapshot") {
+		t.Errorf("restore of a deleted snapshot: %d %s", code, out)
+	}
+}
+
+func createSnapshot(t *testing.T, run func(...string) (string, int)) string {
+	t.Helper()
+	out, code := run("snapshot", "create")
+	m := regexp.MustCompile(`snapshot (hyatlas-\S+) made`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("snapshot create: %d %s", code, out)
+	}
+	return m[1]
+}
+
+func listTotal(t *testing.T, run func(...string) (string, int)) int {
+	t.Helper()
+	out, code := run("list", "--user", "u1", "--json")
+	var l struct {
+		Total int `json:"total"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &l) != nil {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	return l.Total
+}
+
+// TestSnapshot_KillDuringRestore kills the server with SIGKILL in the
+// middle of a restore, before and after the database swap; after a start,
+// the data is entirely the old state or entirely the snapshot's.
+func TestSnapshot_KillDuringRestore(t *testing.T) {
+	for _, c := range []struct {
+		phase string
+		want  int // memories after the restart
+	}{{"prepared", 2}, {"restored", 1}} {
+		t.Run(c.phase, func(t *testing.T) {
+			in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+			in.Start("serve")
+			in.Run("add", "--user", "u1", "first note")
+			if err := in.Client().Do(t.Context(), "PUT", "/api/v1/workspace/hermes/SOUL.md", map[string]string{"content": "old soul"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			id := createSnapshot(t, in.Run)
+			in.Run("add", "--user", "u1", "second note")
+			if err := in.Client().Do(t.Context(), "PUT", "/api/v1/workspace/hermes/SOUL.md", map[string]string{"content": "new soul"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			_ = in.Cmd.Process.Signal(syscall.SIGTERM)
+			in.Wait(30 * time.Second)
+
+			base := slices.Clone(in.Env)
+			in.Env = append(in.Env, "HYATLAS_TEST_RESTORE_PAUSE="+c.phase)
+			in.Start("serve")
+			done := make(chan string, 1)
+			go func() { out, _ := in.Run("snapshot", "restore", id); done <- out }()
+			for deadline := time.Now().Add(30 * time.Second); !strings.Contains(in.Out.String(), "restore paused at "+c.phase); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the restore never reached %s:\n%s", c.phase, in.Out.String())
+				}
+			}
+			if err := in.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = in.Cmd.Wait()
+			<-done
+
+			in.Env = base
+			in.Start("serve")
+			if n := listTotal(t, in.Run); n != c.want {
+				t.Fatalf("%d memories after the crash and a start, want %d", n, c.want)
+			}
+			soul, err := os.ReadFile(filepath.Join(in.Home, "data", "workspace", "hermes", "SOUL.md"))
+			wantSoul := map[string]string{"prepared": "new soul", "restored": "old soul"}[c.phase]
+			if err != nil || string(soul) != wantSoul {
+				t.Fatalf("SOUL.md = %q, %v; want %q", soul, err, wantSoul)
+			}
+			if _, err := os.Stat(filepath.Join(in.Home, "data", ".restore")); !os.IsNotExist(err) {
+				t.Errorf("the restore's work folder is left: %v", err)
+			}
+			out, _ := in.Run("snapshot", "list")
+			if got := strings.Contains(out, "before-restore"); got != (c.phase == "restored") {
+				t.Errorf("before-restore snapshot present = %v after a crash at %s:\n%s", got, c.phase, out)
+			}
+			if err := in.Client().Ready(t.Context()); err != nil {
+				t.Errorf("not ready: %v", err)
+			}
+		})
+	}
+}

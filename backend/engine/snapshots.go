@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"hyatlas/backend/memory"
+	"hyatlas/backend/snapshot"
+	"hyatlas/backend/store"
+)
+
+// snapshotStart is how long after the start the first scheduled snapshot
+// is made.
+const snapshotStart = time.Minute
+
+// restoreDir is the working folder of a restore, inside the data dir; its
+// marker.json says a restore began (see recoverRestore).
+const restoreDir = ".restore"
+
+// snapshots makes, restores and schedules snapshots; one at a time.
+type snapshots struct {
+	keeper *snapshot.Keeper
+	mu     sync.Mutex
+}
+
+// newKeeper is the snapshot keeper of a data dir (the store comes later:
+// a before-upgrade snapshot is made while the store opens).
+func newKeeper(cfg dataDirs, copyDB func(context.Context, string) error) *snapshot.Keeper {
+	return snapshot.New(snapshot.Config{Dir: cfg.snapshots, WorkspaceDir: cfg.workspace, AppVersion: Version,
+		Schema: store.SchemaVersion(), CopyDB: copyDB, Inspect: inspectDB})
+}
+
+// dataDirs are the folders a restore touches.
+type dataDirs struct{ data, workspace, snapshots string }
+
+func inspectDB(ctx context.Context, path string) (snapshot.DBInfo, error) {
+	fi, err := store.InspectFile(ctx, path)
+	return snapshot.DBInfo{Schema: fi.Schema, Integrity: fi.Integrity, Layers: fi.Live, Retired: fi.Retired,
+		GraphNodes: fi.GraphNodes, GraphEdges: fi.GraphEdges}, err
+}
+
+// beforeUpgrade snapshots a database about to be migrated.
+func beforeUpgrade(dirs dataDirs, log interface{ Info(string, ...any) }) func(context.Context, int, int, func(string) error) error {
+	return func(ctx context.Context, from, to int, copyTo func(string) error) error {
+		tmp, err := os.MkdirTemp(filepath.Dir(dirs.data), ".hyatlas-upgrade-")
+		if err != nil {
+			return fmt.Errorf("before-upgrade snapshot: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		db := filepath.Join(tmp, store.FileName)
+		if err := copyTo(db); err != nil {
+			return fmt.Errorf("before-upgrade snapshot: %w", err)
+		}
+		info, err := newKeeper(dirs, nil).CreateFrom(ctx, db, dirs.workspace, snapshot.ReasonBeforeUpgrade)
+		if err != nil {
+			return fmt.Errorf("before-upgrade snapshot (nothing was migrated): %w", err)
+		}
+		log.Info("snapshot taken before the schema upgrade", "id", info.ID, "from", from, "to", to)
+		return nil
+	}
+}
+
+// Snapshots lists the snapshots, newest first.
+func (e *Engine) Snapshots() ([]snapshot.Info, error) { return e.snap.keeper.List() }
+
+// CreateSnapshot makes a snapshot now.
+func (e *Engine) CreateSnapshot(ctx context.Context, reason string) (snapshot.Info, error) {
+	e.snap.mu.Lock()
+	defer e.snap.mu.Unlock()
+	info, err := e.snap.keeper.Create(ctx, reason)
+	if err == nil {
+		e.publish("snapshot.created", info)
+	}
+	return info, err
+}
+
+// VerifySnapshot checks a snapshot without changing anything.
+func (e *Engine) VerifySnapshot(ctx context.Context, id string) (snapshot.Info, error) {
+	return e.snap.keeper.Verify(ctx, id)
+}
+
+// DeleteSnapshot removes a snapshot.
+func (e *Engine) DeleteSnapshot(id string) error {
+	e.snap.mu.Lock()
+	defer e.snap.mu.Unlock()
+	return e.snap.keeper.Delete(id)
+}
+
+// RestoreReport says what a restore did.
+type RestoreReport struct {
+	Restored snapshot.Info `json:"restored"`
+	// Before is the snapshot of the state the restore replaced: restoring
+	// it undoes the restore.
+	Before       snapshot.Info `json:"before"`
+	WritesPaused int64         `json:"writes_paused_ms"`
+	DurationMS   int64         `json:"duration_ms"`
+}
+
+// restoreMarker is written before the database is swapped; its token is
+// stamped into the database being restored.
+type restoreMarker struct {
+	Token    int64  `json:"token"`
+	Snapshot string `json:"snapshot"`
+}
+
+// RestoreSnapshot makes the data what the snapshot holds, without
+// stopping: it verifies the snapshot (one that fails, is of a newer
+// schema or is not ours is refused and nothing changes), unpacks it,
+// then, while writes wait, copies the current database aside and swaps the
+// snapshot's in (one SQLite transaction), rebuilds the vector index and
+// lets writes go on; then it puts the snapshot's workspace files in place
+// and keeps the replaced state as a before-restore snapshot. A crash at
+// any point leaves the old data or the new, never a mix (recoverRestore
+// finishes or discards the work at the next start).
+func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport, error) {
+	e.snap.mu.Lock()
+	defer e.snap.mu.Unlock()
+	start := time.Now()
+	work := filepath.Join(e.Config.Paths.Data, restoreDir)
+	if err := os.RemoveAll(work); err != nil {
+		return RestoreReport{}, err
+	}
+	fail := func(err error) (RestoreReport, error) {
+		_ = os.RemoveAll(work)
+		return RestoreReport{}, err
+	}
+	e.publish("snapshot.restore", map[string]any{"id": id, "phase": "verifying"})
+	info, err := e.snap.keeper.Extract(ctx, id, filepath.Join(work, "new"))
+	if err != nil {
+		return fail(err)
+	}
+	if err := os.MkdirAll(filepath.Join(work, "new", "workspace"), 0o700); err != nil {
+		return fail(err)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	m := restoreMarker{Token: int64(binary.LittleEndian.Uint64(b[:]) >> 1), Snapshot: id}
+	newDB := filepath.Join(work, "new", store.FileName)
+	if err := store.MarkFile(ctx, newDB, restoreTokenKey, m.Token); err != nil {
+		return fail(err)
+	}
+	if err := writeMarker(filepath.Join(work, "marker.json"), m); err != nil {
+		return fail(err)
+	}
+	testPause("prepared")
+	e.publish("snapshot.restore", map[string]any{"id": id, "phase": "swapping"})
+	var paused time.Duration
+	err = e.Memory.ReplaceStore(ctx, func(ctx context.Context) error {
+		var err error
+		paused, err = e.store.RestoreFrom(ctx, newDB, filepath.Join(work, "before.db"))
+		return err
+	}, func(ctx context.Context) (memory.VectorIndex, error) {
+		return buildIndex(ctx, e.store, e.Memory.Embedder(), e.log)
+	})
+	if err != nil {
+		return fail(fmt.Errorf("restore %s (nothing changed): %w", id, err))
+	}
+	testPause("restored")
+	before, err := e.finishRestore(ctx, work)
+	if err != nil {
+		return RestoreReport{}, err
+	}
+	rep := RestoreReport{Restored: info, Before: before, WritesPaused: paused.Milliseconds(), DurationMS: time.Since(start).Milliseconds()}
+	e.publish("snapshot.restored", rep)
+	e.log.Info("snapshot restored", "id", id, "before", before.ID, "writes_paused", paused.Round(time.Millisecond))
+	return rep, nil
+}
+
+const restoreTokenKey = "restore_token"
+
+// finishRestore completes a restore whose database is in: the snapshot's
+// workspace replaces the live one, and the replaced state (the database
+// copied aside and the old workspace) becomes a before-restore snapshot.
+// Every step can run again after a crash.
+func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info, error) {
+	live := filepath.Join(e.Config.Paths.Data, "workspace")
+	newWS, oldWS := filepath.Join(work, "new", "workspace"), filepath.Join(work, "workspace.old")
+	if exists(newWS) {
+		if exists(live) && !exists(oldWS) {
+			if err := os.Rename(live, oldWS); err != nil {
+				return snapshot.Info{}, fmt.Errorf("restore the workspace: %w", err)
+			}
+		}
+		if err := os.Rename(newWS, live); err != nil {
+			return snapshot.Info{}, fmt.Errorf("restore the workspace: %w", err)
+		}
+	}
+	var before snapshot.Info
+	beforeDB := filepath.Join(work, "before.db")
+	if exists(beforeDB) {
+		var err error
+		if before, err = e.snap.keeper.CreateFrom(ctx, beforeDB, oldWS, snapshot.ReasonBeforeRestore); err != nil {
+			return before, fmt.Errorf("keep the replaced state: %w", err)
+		}
+		if err := os.Remove(beforeDB); err != nil {
+			return before, err
+		}
+	}
+	return before, os.RemoveAll(work)
+}
+
+// recoverRestore finishes or discards a restore a crash interrupted: if
+// the database holds the restore's token, the swap went in and the rest is
+// finished; otherwise the old data is untouched and the work is dropped.
+func (e *Engine) recoverRestore(ctx context.Context) error {
+	work := filepath.Join(e.Config.Paths.Data, restoreDir)
+	b, err := os.ReadFile(filepath.Join(work, "marker.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return os.RemoveAll(work)
+	}
+	var m restoreMarker
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		e.log.Warn("an unreadable restore marker was dropped; the data is as it was", "err", err)
+		return os.RemoveAll(work)
+	}
+	token, err := e.store.Counter(ctx, restoreTokenKey)
+	if err != nil {
+		return err
+	}
+	if token != m.Token {
+		e.log.Warn("a restore was interrupted before the swap; the data is as it was", "snapshot", m.Snapshot)
+		return os.RemoveAll(work)
+	}
+	before, err := e.finishRestore(ctx, work)
+	e.log.Warn("a restore was interrupted after the swap and is now finished", "snapshot", m.Snapshot, "before", before.ID)
+	return err
+}
+
+func writeMarker(path string, m restoreMarker) error {
+	b, _ := json.Marshal(m)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// testPause blocks forever at a restore phase named by
+// HYATLAS_TEST_RESTORE_PAUSE, after saying so on stderr: the crash tests
+// kill the process there. It does nothing otherwise.
+func testPause(phase string) {
+	if os.Getenv("HYATLAS_TEST_RESTORE_PAUSE") != phase {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "restore paused at %s\n", phase)
+	select {}
+}
+
+// snapshotLoop makes the scheduled snapshots: the first a minute after
+// the start, then every HYATLAS_SNAPSHOT_EVERY, keeping the newest
+// HYATLAS_SNAPSHOT_KEEP scheduled ones.
+func (e *Engine) snapshotLoop(ctx context.Context) {
+	cfg := e.Config.Snapshot
+	timer := time.NewTimer(snapshotStart)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		if info, err := e.CreateSnapshot(ctx, snapshot.ReasonSchedule); err != nil {
+			if ctx.Err() == nil {
+				e.log.Error("scheduled snapshot failed; the next one is due as usual", "err", err)
+			}
+		} else {
+			e.log.Info("snapshot made", "id", info.ID, "bytes", info.Size)
+		}
+		if gone, err := e.snap.keeper.Prune(cfg.Keep); err != nil {
+			e.log.Warn("could not prune old snapshots", "err", err)
+		} else if len(gone) > 0 {
+			e.log.Info("old scheduled snapshots deleted", "count", len(gone))
+		}
+		timer.Reset(cfg.Every)
+	}
+}
+
+// snapshotsAPI adapts the engine to the API.
+type snapshotsAPI struct{ e *Engine }
+
+func (a snapshotsAPI) List() (any, error) { return a.e.Snapshots() }
+func (a snapshotsAPI) Create(ctx context.Context) (any, error) {
+	return a.e.CreateSnapshot(ctx, snapshot.ReasonManual)
+}
+func (a snapshotsAPI) Verify(ctx context.Context, id string) (any, error) {
+	return a.e.VerifySnapshot(ctx, id)
+}
+func (a snapshotsAPI) Restore(ctx context.Context, id string) (any, error) {
+	return a.e.RestoreSnapshot(context.WithoutCancel(ctx), id)
+}
+func (a snapshotsAPI) Delete(id string) error { return a.e.DeleteSnapshot(id) }

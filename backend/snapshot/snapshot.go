@@ -1,0 +1,336 @@
+// Package snapshot keeps snapshots of the data directory: one zip file per
+// snapshot, hyatlas-<UTC time>.zip, holding a consistent copy of the
+// database, the agents' workspace files and a manifest (app and schema
+// versions, counts, the SHA-256 of every file, when and why it was made).
+// A snapshot is written under a temporary name and renamed, so a crash
+// never leaves a half snapshot under a real name. It never holds the LLM
+// key or the API token: those live in the OS keyring and the config
+// directory, not in the data directory.
+package snapshot
+
+import (
+	"archive/zip"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// Format identifies a HyAtlas snapshot's manifest.
+const Format = "hyatlas-snapshot"
+
+// Reasons a snapshot is made.
+const (
+	ReasonSchedule      = "schedule"
+	ReasonManual        = "manual"
+	ReasonBeforeRestore = "before-restore"
+	ReasonBeforeUpgrade = "before-upgrade"
+)
+
+// Names inside a snapshot.
+const (
+	dbName       = "hyatlas.db"
+	manifestName = "manifest.json"
+	workspaceDir = "workspace/"
+)
+
+// DBInfo is what a database file holds (the store's InspectFile).
+type DBInfo struct {
+	Schema     int                  `json:"schema_version"`
+	Integrity  string               `json:"-"`
+	Layers     map[memory.Layer]int `json:"layers"`
+	Retired    int                  `json:"retired"`
+	GraphNodes int                  `json:"graph_nodes"`
+	GraphEdges int                  `json:"graph_edges"`
+}
+
+// Manifest describes a snapshot.
+type Manifest struct {
+	Format     string `json:"format"`
+	AppVersion string `json:"app_version"`
+	DBInfo
+	CreatedAt time.Time         `json:"created_at"`
+	Reason    string            `json:"reason"`
+	Files     map[string]string `json:"files"` // name in the zip -> SHA-256 (hex)
+}
+
+// Info is one snapshot on disk.
+type Info struct {
+	ID       string    `json:"id"`
+	Size     int64     `json:"size"`
+	Manifest *Manifest `json:"manifest,omitempty"`
+	Error    string    `json:"error,omitempty"` // why its manifest cannot be read
+}
+
+// Config is what the snapshot keeper needs.
+type Config struct {
+	Dir          string // where snapshots live
+	WorkspaceDir string // the agents' workspace files
+	AppVersion   string
+	Schema       int                                                    // the schema version this build writes
+	CopyDB       func(ctx context.Context, dst string) error            // a consistent copy of the live database
+	Inspect      func(ctx context.Context, path string) (DBInfo, error) // a database file's schema, integrity and counts
+	Now          func() time.Time
+}
+
+// Keeper makes, lists, verifies and deletes snapshots.
+type Keeper struct{ c Config }
+
+// New returns a keeper; Dir is created on the first snapshot.
+func New(c Config) *Keeper {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return &Keeper{c: c}
+}
+
+// Dir is where the snapshots live.
+func (k *Keeper) Dir() string { return k.c.Dir }
+
+var idPattern = regexp.MustCompile(`^hyatlas-\d{8}T\d{6}\.\d{3}Z$`)
+
+// checkID refuses an id that is not a snapshot's name (no paths).
+func checkID(id string) error {
+	if !idPattern.MatchString(id) {
+		return memory.Errorf(memory.EINVALID, "%q is not a snapshot id (hyatlas-YYYYMMDDTHHMMSS.mmmZ)", id)
+	}
+	return nil
+}
+
+func (k *Keeper) path(id string) string { return filepath.Join(k.c.Dir, id+".zip") }
+
+// Create snapshots the live database and workspace.
+func (k *Keeper) Create(ctx context.Context, reason string) (Info, error) {
+	if err := os.MkdirAll(k.c.Dir, 0o700); err != nil {
+		return Info{}, fmt.Errorf("create the snapshot folder: %w", err)
+	}
+	tmp, err := os.MkdirTemp(k.c.Dir, ".making-")
+	if err != nil {
+		return Info{}, fmt.Errorf("snapshot: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	db := filepath.Join(tmp, dbName)
+	if err := k.c.CopyDB(ctx, db); err != nil {
+		return Info{}, fmt.Errorf("snapshot: %w", err)
+	}
+	return k.CreateFrom(ctx, db, k.c.WorkspaceDir, reason)
+}
+
+// CreateFrom snapshots a database file that is not in use and a workspace
+// folder (missing: none).
+func (k *Keeper) CreateFrom(ctx context.Context, db, workspace, reason string) (Info, error) {
+	info, err := k.c.Inspect(ctx, db)
+	if err != nil {
+		return Info{}, fmt.Errorf("snapshot: %w", err)
+	}
+	if err := os.MkdirAll(k.c.Dir, 0o700); err != nil {
+		return Info{}, fmt.Errorf("create the snapshot folder: %w", err)
+	}
+	now := k.c.Now().UTC()
+	id := "hyatlas-" + now.Format("20060102T150405.000Z")
+	for n := 0; fileExists(k.path(id)); n++ { // two in one millisecond
+		now = now.Add(time.Millisecond)
+		id = "hyatlas-" + now.Format("20060102T150405.000Z")
+	}
+	m := Manifest{Format: Format, AppVersion: k.c.AppVersion, DBInfo: info, CreatedAt: now, Reason: reason, Files: map[string]string{}}
+	part, err := os.CreateTemp(k.c.Dir, "."+id+".zip.*")
+	if err != nil {
+		return Info{}, fmt.Errorf("snapshot: %w", err)
+	}
+	defer os.Remove(part.Name()) // a no-op once renamed
+	zw := zip.NewWriter(part)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
+	err = addFile(zw, dbName, db, m.Files)
+	if err == nil {
+		err = addWorkspace(zw, workspace, m.Files)
+	}
+	if err == nil {
+		err = writeManifest(zw, m)
+	}
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = part.Sync()
+	}
+	if cerr := part.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(part.Name(), k.path(id))
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("write snapshot %s: %w", id, err)
+	}
+	syncDir(k.c.Dir)
+	st, _ := os.Stat(k.path(id))
+	return Info{ID: id, Size: st.Size(), Manifest: &m}, nil
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// addFile copies a file into the zip and records its checksum.
+func addFile(zw *zip.Writer, name, path string, sums map[string]string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: time.Now()})
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(w, h), f); err != nil {
+		return err
+	}
+	sums[name] = hex.EncodeToString(h.Sum(nil))
+	return nil
+}
+
+// addWorkspace adds every regular file under dir as workspace/<agent>/<file>.
+func addWorkspace(zw *zip.Writer, dir string, sums map[string]string) error {
+	if dir == "" {
+		return nil
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		return addFile(zw, workspaceDir+filepath.ToSlash(rel), p, sums)
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func writeManifest(zw *zip.Writer, m Manifest) error {
+	w, err := zw.Create(manifestName)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(m)
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// List returns the snapshots, newest first. One whose manifest cannot be
+// read is listed with the error.
+func (k *Keeper) List() ([]Info, error) {
+	entries, err := os.ReadDir(k.c.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Info{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots: %w", err)
+	}
+	out := []Info{}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".zip")
+		if !ok || checkID(id) != nil || !e.Type().IsRegular() {
+			continue
+		}
+		info := Info{ID: id}
+		if st, err := e.Info(); err == nil {
+			info.Size = st.Size()
+		}
+		if m, err := readManifest(k.path(id)); err != nil {
+			info.Error = err.Error()
+		} else {
+			info.Manifest = &m
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
+	return out, nil
+}
+
+// readManifest reads a snapshot's manifest.
+func readManifest(path string) (Manifest, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("not a readable zip: %w", err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		if f.Name != manifestName {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return Manifest{}, err
+		}
+		defer rc.Close()
+		var m Manifest
+		if err := json.NewDecoder(io.LimitReader(rc, 1<<20)).Decode(&m); err != nil || m.Format != Format {
+			return Manifest{}, fmt.Errorf("no HyAtlas manifest: not a HyAtlas snapshot")
+		}
+		return m, nil
+	}
+	return Manifest{}, fmt.Errorf("no manifest: not a HyAtlas snapshot")
+}
+
+// Delete removes a snapshot.
+func (k *Keeper) Delete(id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	err := os.Remove(k.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return memory.Errorf(memory.ENOTFOUND, "no snapshot %s", id)
+	}
+	return err
+}
+
+// Prune keeps the newest keep scheduled snapshots and deletes older
+// scheduled ones; manual, before-restore and before-upgrade snapshots
+// stay until deleted. It returns the ids it deleted.
+func (k *Keeper) Prune(keep int) ([]string, error) {
+	list, err := k.List()
+	if err != nil {
+		return nil, err
+	}
+	var gone []string
+	n := 0
+	for _, s := range list {
+		if s.Manifest == nil || s.Manifest.Reason != ReasonSchedule {
+			continue
+		}
+		if n++; n > keep {
+			if err := k.Delete(s.ID); err != nil {
+				return gone, err
+			}
+			gone = append(gone, s.ID)
+		}
+	}
+	return gone, nil
+}

@@ -1,0 +1,144 @@
+package snapshot
+
+import (
+	"archive/zip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"hyatlas/backend/memory"
+)
+
+// Verify checks a snapshot without changing anything: a readable zip with
+// a HyAtlas manifest, a schema this build can read, every listed file
+// present with its checksum and no file unlisted, SQLite's integrity check
+// on the database inside, and the manifest's counts against that
+// database. A snapshot that fails is an EINVALID error saying why.
+func (k *Keeper) Verify(ctx context.Context, id string) (Info, error) {
+	tmp, err := os.MkdirTemp("", "hyatlas-verify-")
+	if err != nil {
+		return Info{}, err
+	}
+	defer os.RemoveAll(tmp)
+	return k.Extract(ctx, id, tmp)
+}
+
+// Extract verifies a snapshot (see Verify) while unpacking it into dir:
+// dir/hyatlas.db and dir/workspace/<agent>/<file>.
+func (k *Keeper) Extract(ctx context.Context, id, dir string) (Info, error) {
+	if err := checkID(id); err != nil {
+		return Info{}, err
+	}
+	path := k.path(id)
+	st, err := os.Stat(path)
+	if err != nil {
+		return Info{}, memory.Errorf(memory.ENOTFOUND, "no snapshot %s", id)
+	}
+	info := Info{ID: id, Size: st.Size()}
+	bad := func(format string, args ...any) (Info, error) {
+		return info, memory.Errorf(memory.EINVALID, "snapshot %s is refused: %s", id, fmt.Sprintf(format, args...))
+	}
+	m, err := readManifest(path)
+	if err != nil {
+		return bad("%v", err)
+	}
+	info.Manifest = &m
+	if m.Schema > k.c.Schema {
+		return bad("it was made by a newer HyAtlas (schema %d; this one reads up to %d)", m.Schema, k.c.Schema)
+	}
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return bad("not a readable zip: %v", err)
+	}
+	defer zr.Close()
+	seen := map[string]bool{}
+	for _, f := range zr.File {
+		if f.Name == manifestName {
+			continue
+		}
+		want, listed := m.Files[f.Name]
+		if !listed {
+			return bad("it holds %s, which its manifest does not list", f.Name)
+		}
+		target, err := entryPath(dir, f.Name)
+		if err != nil {
+			return bad("%v", err)
+		}
+		got, err := unpack(f, target)
+		if err != nil {
+			return bad("%s cannot be read: %v", f.Name, err)
+		}
+		if got != want {
+			return bad("%s does not match its checksum", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	for name := range m.Files {
+		if !seen[name] {
+			return bad("%s is missing", name)
+		}
+	}
+	db, err := k.c.Inspect(ctx, filepath.Join(dir, dbName))
+	if err != nil {
+		return bad("its database cannot be read: %v", err)
+	}
+	if db.Integrity != "ok" {
+		return bad("its database fails SQLite's integrity check: %s", db.Integrity)
+	}
+	if db.Schema != m.Schema || db.Retired != m.Retired || db.GraphNodes != m.GraphNodes || db.GraphEdges != m.GraphEdges ||
+		!maps.Equal(db.Layers, m.Layers) {
+		return bad("its database does not hold what its manifest counts")
+	}
+	return info, nil
+}
+
+// entryPath maps a zip entry to where it unpacks: the database, or a
+// workspace file of a valid agent; anything else is refused.
+func entryPath(dir, name string) (string, error) {
+	if name == dbName {
+		return filepath.Join(dir, dbName), nil
+	}
+	rest, ok := strings.CutPrefix(name, workspaceDir)
+	agent, file, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 {
+		return "", fmt.Errorf("unexpected entry %q", name)
+	}
+	if a, err := memory.ParseAgent(agent); err != nil || a != agent {
+		return "", fmt.Errorf("unexpected entry %q", name)
+	}
+	if f, err := memory.ParseWorkspaceFile(file); err != nil || string(f) != file {
+		return "", fmt.Errorf("unexpected entry %q", name)
+	}
+	return filepath.Join(dir, "workspace", agent, file), nil
+}
+
+// unpack writes an entry to target and returns its SHA-256.
+func unpack(f *zip.File, target string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		return "", err
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(out, h), rc)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return hex.EncodeToString(h.Sum(nil)), err
+}
