@@ -26,6 +26,8 @@ func runBench(ctx context.Context, e Env, args []string) error {
 			return runBenchGraph(ctx, e, args[1:])
 		case "export":
 			return runBenchExport(ctx, e, args[1:])
+		case "snapshot":
+			return runBenchSnapshot(ctx, e, args[1:])
 		}
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -117,6 +119,20 @@ func runBenchExport(ctx context.Context, e Env, args []string) error {
 		return usageError{"bench export: --embed is glove or hash"}
 	}
 	return bench.RunExport(ctx, bench.ExportOptions{Memories: *n, Embed: *emb, JSON: *asJSON, Out: e.Stdout, Progress: e.Stderr})
+}
+
+func runBenchSnapshot(ctx context.Context, e Env, args []string) error {
+	fs := flag.NewFlagSet("bench snapshot", flag.ContinueOnError)
+	n := fs.Int("n", 100_000, "memories in the store")
+	emb := fs.String("embed", "", "glove or hash (default: GloVe when ONNX Runtime loads)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	if *n <= 0 || (*emb != "" && *emb != "glove" && *emb != "hash") {
+		return usageError{"bench snapshot: --n must be positive and --embed glove or hash"}
+	}
+	return bench.RunSnapshot(ctx, bench.SnapshotOptions{Memories: *n, Embed: *emb, JSON: *asJSON, Out: e.Stdout, Progress: e.Stderr})
 }
 
 // sizeList is a repeatable flag of positive counts; each value may be a

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -166,6 +167,8 @@ func TestLoadWarnings(t *testing.T) {
 		{"HYATLAS_STRENGTH_DECAY_AFTER", "a fortnight", func(c Config) bool { return c.Strength.DecayAfter == 336*time.Hour }},
 		{"HYATLAS_INJECT_THRESHOLD", "1.2", func(c Config) bool { return c.Strength.InjectAt == 0.75 }},
 		{"HYATLAS_PROMPT_LIMIT", "0", func(c Config) bool { return c.Strength.PromptLimit == 40 }},
+		{"HYATLAS_SNAPSHOT_EVERY", "daily", func(c Config) bool { return c.Snapshot.Every == 24*time.Hour }},
+		{"HYATLAS_SNAPSHOT_KEEP", "0", func(c Config) bool { return c.Snapshot.Keep == 7 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -178,6 +181,25 @@ func TestLoadWarnings(t *testing.T) {
 				t.Errorf("Warnings = %q, want one naming %s and %q", c.Warnings, tt.name, tt.value)
 			}
 		})
+	}
+}
+
+func TestLoadSnapshot(t *testing.T) {
+	home := isolate(t)
+	c := mustLoad(t, map[string]string{"HYATLAS_DATA": filepath.Join(home, "d")})
+	if c.Snapshot.Every != 24*time.Hour || c.Snapshot.Keep != 7 || c.Snapshot.Dir != filepath.Join(home, "d-snapshots") {
+		t.Fatalf("defaults = %+v", c.Snapshot)
+	}
+	c = mustLoad(t, map[string]string{"HYATLAS_DATA": filepath.Join(home, "d"), "HYATLAS_SNAPSHOT_EVERY": "off",
+		"HYATLAS_SNAPSHOT_KEEP": "3", "HYATLAS_SNAPSHOT_DIR": filepath.Join(home, "backups")})
+	if c.Snapshot.Every != 0 || c.Snapshot.Keep != 3 || c.Snapshot.Dir != filepath.Join(home, "backups") {
+		t.Fatalf("set = %+v", c.Snapshot)
+	}
+	for _, inside := range []string{filepath.Join(home, "d"), filepath.Join(home, "d", "snaps")} {
+		if _, err := Load(env(map[string]string{"HYATLAS_DATA": filepath.Join(home, "d"), "HYATLAS_SNAPSHOT_DIR": inside})); err == nil ||
+			!strings.HasPrefix(err.Error(), "HYATLAS_SNAPSHOT_DIR:") {
+			t.Errorf("%s: %v, want a fatal error", inside, err)
+		}
 	}
 }
 

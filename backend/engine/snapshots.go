@@ -152,13 +152,25 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 		return fail(err)
 	}
 	testPause("prepared")
+	// Outside the pause: the new index, from the snapshot's database (which
+	// its temporary store migrates if it is older), and a copy of the
+	// current database, made while writes go on.
+	index, embID, err := e.indexOf(ctx, filepath.Join(work, "new"))
+	if err != nil {
+		return fail(err)
+	}
+	beforeDB := filepath.Join(work, "before.db")
+	seq := e.store.WriteSeq()
+	if err := e.store.BackupTo(ctx, beforeDB); err != nil {
+		return fail(err)
+	}
 	e.publish("snapshot.restore", map[string]any{"id": id, "phase": "swapping"})
 	var paused time.Duration
 	err = e.Memory.ReplaceStore(ctx, func(ctx context.Context) error {
 		var err error
-		paused, err = e.store.RestoreFrom(ctx, newDB, filepath.Join(work, "before.db"))
+		paused, err = e.store.RestoreFrom(ctx, newDB, beforeDB, seq)
 		return err
-	}, func(ctx context.Context) (memory.VectorIndex, error) {
+	}, index, embID, func(ctx context.Context) (memory.VectorIndex, error) {
 		return buildIndex(ctx, e.store, e.Memory.Embedder(), e.log)
 	})
 	if err != nil {
@@ -176,6 +188,24 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 }
 
 const restoreTokenKey = "restore_token"
+
+// indexOf opens the database in dir as a temporary store (migrating it
+// when it is older) and builds its vector index with the embedder in use.
+func (e *Engine) indexOf(ctx context.Context, dir string) (memory.VectorIndex, string, error) {
+	st, err := store.Open(ctx, dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("open the snapshot's database: %w", err)
+	}
+	emb := e.Memory.Embedder()
+	index, err := buildIndex(ctx, st, emb, e.log)
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return index, emb.Info().ID, nil
+}
 
 // finishRestore completes a restore whose database is in: the snapshot's
 // workspace replaces the live one, and the replaced state (the database

@@ -104,21 +104,25 @@ func (s *Service) currentVector(ctx context.Context, v Vector, text string) (Vec
 }
 
 // ReplaceStore runs replace, which swaps the store's whole contents (a
-// snapshot restore), and then gives the service a new index built from the
-// store and a fresh copy of the graph. It holds the index lock throughout:
-// writes wait and then go into the new contents, and no write's index
-// update can land in the old index.
-func (s *Service) ReplaceStore(ctx context.Context, replace func(context.Context) error, build func(context.Context) (VectorIndex, error)) error {
+// snapshot restore), and puts index in place: an index of the new contents
+// built beforehand by embedder embedderID (rebuild makes one from the store
+// if the embedder in use is another by then), and drops the graph copy.
+// It holds the index lock throughout: writes wait and then go into the
+// new contents, and no write's index update can land in the old index.
+func (s *Service) ReplaceStore(ctx context.Context, replace func(context.Context) error, index VectorIndex, embedderID string,
+	rebuild func(context.Context) (VectorIndex, error)) error {
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
 	if err := replace(ctx); err != nil {
 		return err
 	}
-	index, err := build(ctx)
-	if err != nil {
-		return fmt.Errorf("rebuild the index: %w", err)
-	}
 	cur := s.current()
+	if embedderID != cur.embedder.Info().ID {
+		var err error
+		if index, err = rebuild(ctx); err != nil {
+			return fmt.Errorf("rebuild the index: %w", err)
+		}
+	}
 	s.emb.Store(&embedding{embedder: cur.embedder, index: index})
 	s.graphCopy.reset()
 	return nil

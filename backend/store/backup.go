@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -70,11 +73,12 @@ func (s *Store) Counter(ctx context.Context, key string) (int64, error) {
 // RestoreFrom replaces the whole database with the one at src, in one
 // transaction (SQLite's backup API into the live database: a crash leaves
 // either the old database or the new one), while writes wait. With before
-// set, it first copies the current database there, in the same pause, so
-// no acknowledged write falls between that copy and the restore. After
-// the restore, a database of an older schema is migrated. It returns how
-// long writes waited.
-func (s *Store) RestoreFrom(ctx context.Context, src, before string) (time.Duration, error) {
+// set, before must hold a copy of the current database made after
+// WriteSeq returned beforeSeq: if any write ran since, the copy is made
+// again inside the pause, so no acknowledged write falls between that copy
+// and the restore. After the restore, a database of an older schema is
+// migrated. It returns how long writes waited.
+func (s *Store) RestoreFrom(ctx context.Context, src, before string, beforeSeq uint64) (time.Duration, error) {
 	var paused time.Duration
 	err := s.exclusive(ctx, func(ctx context.Context) error {
 		start := time.Now()
@@ -83,6 +87,7 @@ func (s *Store) RestoreFrom(ctx context.Context, src, before string) (time.Durat
 		if err != nil {
 			return err
 		}
+		stale := before != "" && s.writeSeq.Load() != beforeSeq
 		err = conn.Raw(func(dc any) error {
 			c, ok := dc.(interface {
 				NewBackup(string) (*sqlite.Backup, error)
@@ -91,7 +96,10 @@ func (s *Store) RestoreFrom(ctx context.Context, src, before string) (time.Durat
 			if !ok {
 				return fmt.Errorf("the SQLite driver has no backup API")
 			}
-			if before != "" {
+			if stale {
+				if err := os.Remove(before); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
 				if err := copyPages(c.NewBackup, before); err != nil {
 					return fmt.Errorf("copy the current database: %w", err)
 				}

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"hyatlas/backend/fslock"
 	"hyatlas/backend/memory"
@@ -47,6 +48,7 @@ type Store struct {
 	loopDone chan struct{}
 	closeMu  sync.RWMutex
 	closed   bool
+	writeSeq atomic.Uint64 // batches and exclusive ops run
 
 	// Migrated reports the schema versions before and after Open.
 	MigratedFrom, MigratedTo int
@@ -215,12 +217,17 @@ func (s *Store) writeLoop() {
 
 // run commits a batch, or runs an exclusive op alone.
 func (s *Store) run(batch []writeOp) {
+	defer s.writeSeq.Add(1)
 	if len(batch) == 1 && batch[0].raw != nil {
 		batch[0].done <- batch[0].raw(batch[0].ctx)
 		return
 	}
 	s.commit(batch)
 }
+
+// WriteSeq changes after every write the store runs: a copy made after
+// reading it holds every write if it has not changed since.
+func (s *Store) WriteSeq() uint64 { return s.writeSeq.Load() }
 
 // exclusive runs fn on the write connection with no transaction open and
 // no other write running: writes queued meanwhile wait for it, then go in.
