@@ -137,6 +137,9 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	if err := e.recoverRestore(ctx); err != nil {
 		return fail(fmt.Errorf("finish an interrupted restore: %w", err))
 	}
+	if err := e.snap.keeper.CleanPartial(); err != nil {
+		log.Warn("could not remove a snapshot a crash left unfinished", "err", err)
+	}
 	emb, closer, err := e.embedders.openEmbedder(ctx)
 	if err != nil {
 		return fail(fmt.Errorf("embedder: %w", err))

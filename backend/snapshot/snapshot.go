@@ -334,3 +334,24 @@ func (k *Keeper) Prune(keep int) ([]string, error) {
 	}
 	return gone, nil
 }
+
+// CleanPartial removes what a snapshot interrupted by a crash left behind
+// (its working folder and its zip under a temporary name); finished
+// snapshots are never touched.
+func (k *Keeper) CleanPartial() error {
+	entries, err := os.ReadDir(k.c.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".making-") || strings.HasPrefix(e.Name(), ".hyatlas-") {
+			if err := os.RemoveAll(filepath.Join(k.c.Dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
