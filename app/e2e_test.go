@@ -144,3 +144,36 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatalf("dashboard e2e failed: %v", err)
 	}
 }
+
+// TestPagesInChromium runs frontend/e2e/atlas.e2e.mjs: the Atlas (add by
+// hand, promote, search, retire, show retired, restore, edit, history),
+// Settings (a key stored in the real gnome-keyring `make test` starts,
+// never shown), Snapshots (make, restore, undo) and a screenshot of every
+// page, kept in E2E_SHOTS (build/e2e-shots by default).
+func TestPagesInChromium(t *testing.T) {
+	var env []string
+	if bus := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); bus != "" {
+		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	}
+	p := proctest.New(t, binary(t), append(env, "HYATLAS_MODE=lite")...)
+	p.Start("serve")
+	link, err := p.Client().DashboardLink(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shots := os.Getenv("E2E_SHOTS")
+	if shots == "" {
+		shots, _ = filepath.Abs("../build/e2e-shots")
+	}
+	cmd := exec.Command("node", "e2e/atlas.e2e.mjs")
+	cmd.Dir = "../frontend"
+	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link, "E2E_SHOTS="+shots)
+	if os.Getenv("GNOME_KEYRING_CONTROL") != "" {
+		cmd.Env = append(cmd.Env, "E2E_EXPECT_KEYRING=1")
+	}
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("pages e2e failed: %v; server output:\n%s", err, p.Out.String())
+	}
+}

@@ -1,7 +1,19 @@
 // The only module that talks to the backend. Everything goes through
 // fetch('/api/v1/...') with the same-origin cookie (dashboard) or nothing
 // at all (the Wails window serves the API in-process).
-import type { Status } from './types';
+import type {
+  Detail,
+  EgressCall,
+  KeyStatus,
+  ListPage,
+  Memory,
+  PromptBlock,
+  RestoreReport,
+  SearchAnswer,
+  Snapshot,
+  Status,
+  WorkspaceDoc,
+} from './types';
 
 const API_PREFIX = '/api/v1';
 
@@ -71,3 +83,89 @@ export async function getStatus(signal?: AbortSignal): Promise<Status> {
   }
   return status;
 }
+
+function json(method: string, body?: unknown, headers: Record<string, string> = {}): RequestInit {
+  return {
+    method,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  };
+}
+
+/** Query parameters of the Atlas list. */
+export interface ListQuery {
+  layer?: string;
+  user_id?: string;
+  category?: string;
+  q?: string;
+  min_strength?: number;
+  max_strength?: number;
+  sort?: 'date' | 'oldest' | 'strength';
+  include_superseded?: boolean;
+  include_raw?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+/** GET /api/v1/list */
+export function listMemories(q: ListQuery, signal?: AbortSignal): Promise<ListPage> {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v !== undefined && v !== '' && v !== null) params.set(k, String(v));
+  }
+  return request<ListPage>(`/list?${params}`, { signal });
+}
+
+export const getMemory = (id: string) => request<Detail>(`/memories/${encodeURIComponent(id)}`);
+
+export interface RememberInput {
+  content: string;
+  category?: string;
+  strength?: number;
+  layer?: string;
+  user_id?: string;
+}
+export const remember = (m: RememberInput) => request<Memory>('/memories', json('POST', m));
+
+export const editMemory = (id: string, change: { content?: string; category?: string; strength?: number }) =>
+  request<Memory>(`/memories/${encodeURIComponent(id)}`, json('PATCH', change));
+
+export const promote = (id: string) => request<Memory>(`/memories/${encodeURIComponent(id)}/promote`, json('POST'));
+export const demote = (id: string) => request<Memory>(`/memories/${encodeURIComponent(id)}/demote`, json('POST'));
+
+export const retire = (id: string, reason: string) =>
+  request<Memory>(`/memories/${encodeURIComponent(id)}/retire`, json('POST', { reason }));
+
+export const restore = (id: string) =>
+  request<Memory>(`/memories/${encodeURIComponent(id)}/restore`, json('POST'));
+
+export const deleteMemory = (id: string) =>
+  request<{ deleted: boolean }>(`/memories/${encodeURIComponent(id)}`, { method: 'DELETE' });
+
+export const search = (query: string, user_id = '') =>
+  request<SearchAnswer>('/search', json('POST', { query, limit: 10, ...(user_id ? { user_id } : {}) }));
+
+export const getPrompt = (user_id = '') =>
+  request<PromptBlock>(`/prompt${user_id ? `?user_id=${encodeURIComponent(user_id)}` : ''}`);
+
+export const listSnapshots = () => request<{ snapshots: Snapshot[] }>('/snapshots');
+export const createSnapshot = () => request<Snapshot>('/snapshots', json('POST'));
+export const verifySnapshot = (id: string) =>
+  request<{ ok: boolean }>(`/snapshots/${encodeURIComponent(id)}/verify`, json('POST'));
+export const restoreSnapshot = (id: string) =>
+  request<RestoreReport>(`/snapshots/${encodeURIComponent(id)}/restore`, json('POST'));
+export const deleteSnapshot = (id: string) =>
+  request<{ deleted: boolean }>(`/snapshots/${encodeURIComponent(id)}`, { method: 'DELETE' });
+
+export const keyStatus = () => request<KeyStatus>('/settings/llm-key');
+export const saveKey = (key: string, memoryOnly = false) =>
+  request<KeyStatus>('/settings/llm-key', json('PUT', { key, memory_only: memoryOnly }));
+export const deleteKey = () => request<KeyStatus>('/settings/llm-key', { method: 'DELETE' });
+
+export const egress = (limit = 50) => request<{ calls: EgressCall[] }>(`/egress?limit=${limit}`);
+
+const wsPath = (agent: string, file: string) =>
+  `/workspace/${encodeURIComponent(agent)}/${encodeURIComponent(file)}`;
+export const readWorkspace = (agent: string, file: string) => request<WorkspaceDoc>(wsPath(agent, file));
+export const writeWorkspace = (agent: string, file: string, content: string, etag: string) =>
+  request<WorkspaceDoc>(wsPath(agent, file), json('PUT', { content }, etag ? { 'If-Match': etag } : {}));

@@ -51,3 +51,149 @@ export interface Status {
   /** Seconds since the server started. */
   uptime: number;
 }
+
+/** One row of GET /api/v1/list. */
+export interface ListItem {
+  memory_id: string;
+  content: string;
+  layer: LayerId;
+  user_id: string;
+  agent_id: string;
+  session_id: string;
+  ts: string;
+  category: string;
+  strength: number;
+  event_at?: string;
+  invalid_at?: string;
+  superseded_by?: string;
+  superseded_how?: string;
+  drop_reason?: string;
+}
+
+export interface ListPage {
+  total: number;
+  offset: number;
+  limit: number;
+  memories: ListItem[];
+}
+
+/** A full memory (our endpoints). */
+export interface Memory {
+  id: string;
+  layer: LayerId;
+  content: string;
+  user_id: string;
+  agent_id: string;
+  session_id: string;
+  category: string;
+  strength: number;
+  source: string;
+  source_ids: string[];
+  event_at: string | null;
+  created_at: string;
+  updated_at: string;
+  retired_at: string | null;
+  retired_by: string;
+  retired_how: string;
+  retire_reason: string;
+  use_count: number;
+  last_used_at: string | null;
+}
+
+export interface HistoryEntry {
+  at: string;
+  action: string;
+  how?: string;
+  reason?: string;
+  by?: string;
+  old_content?: string;
+  detail?: string;
+}
+
+/** GET /api/v1/memories/{id}: a memory and its story. */
+export interface Detail extends Memory {
+  history: HistoryEntry[];
+  replaced_by: Memory | null;
+  replaced: Memory[];
+  sources: Memory[];
+}
+
+export interface Why {
+  vector: number;
+  keyword: number;
+  fused: number;
+  [part: string]: number;
+}
+
+export interface Hit {
+  memory_id: string;
+  content: string;
+  score: number;
+  layer: LayerId;
+  category?: string;
+  strength: number;
+  why: Why;
+}
+
+export interface SearchAnswer {
+  memories: Record<string, Hit[]>;
+  order: string[];
+  ranked: string[];
+  gate?: string;
+}
+
+export interface PromptBlock {
+  prompt: string;
+  bytes: number;
+  count: number;
+  threshold: number;
+}
+
+export interface SnapshotManifest {
+  created_at: string;
+  reason: string;
+  schema_version: number;
+  layers: Partial<Record<LayerId, number>>;
+  graph_nodes: number;
+  graph_edges: number;
+}
+
+export interface Snapshot {
+  id: string;
+  size: number;
+  manifest?: SnapshotManifest;
+  error?: string;
+}
+
+export interface RestoreReport {
+  restored: Snapshot;
+  before: Snapshot;
+  writes_paused_ms: number;
+  duration_ms: number;
+}
+
+export interface KeyStatus {
+  is_set: boolean;
+  origin: string;
+  keyring_available: boolean;
+}
+
+export interface WorkspaceDoc {
+  agent: string;
+  file: string;
+  content: string;
+  etag: string;
+  exists: boolean;
+}
+
+export interface EgressCall {
+  at: string;
+  host: string;
+  model: string;
+  purpose: string;
+  bytes_out: number;
+  bytes_in: number;
+  status: number;
+  outcome: string;
+  duration_ms: number;
+}

@@ -1,0 +1,176 @@
+// End-to-end walk through the pages a person uses, in Chromium, against a
+// running hyatlas server with the built frontend.
+//
+//   HYATLAS_URL        the dashboard sign-in link
+//   E2E_SHOTS          a folder for a screenshot of every page (default /tmp/hyatlas-shots)
+//   E2E_EXPECT_KEYRING 1 when an OS keyring answers (the key must be stored in it)
+//   CHROMIUM           browser binary (default /usr/bin/chromium)
+//
+// Atlas: add by hand → 0.50 → promote → 0.60 → search finds it → retire
+// with a reason → hidden → show retired → restore → edit → the history
+// shows the old text. Settings: set a key → "set", and the key is nowhere
+// in the page. Snapshots: make one → restore → undo. Exits non-zero with a
+// message on any failure.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const URL_ = process.env.HYATLAS_URL;
+const SHOTS = process.env.E2E_SHOTS || '/tmp/hyatlas-shots';
+const BROWSER = process.env.CHROMIUM || '/usr/bin/chromium';
+const EXPECT_KEYRING = process.env.E2E_EXPECT_KEYRING === '1';
+const SECRET = 'sk-e2e-NEVER-SHOWN-4242';
+const TEXT = 'Prefers Tailwind tokens, never raw hex';
+
+function check(ok, msg) {
+  if (!ok) throw new Error(msg);
+}
+
+async function rowOf(page, text) {
+  const row = page.locator('[data-testid="atlas-row"]', { hasText: text });
+  await row.first().waitFor({ timeout: 10_000 });
+  return row.first();
+}
+
+async function strengthOf(row) {
+  return (await row.locator('[data-testid="row-strength"]').textContent()).trim();
+}
+
+async function waitStrength(row, want) {
+  for (let i = 0; i < 100; i++) {
+    if ((await strengthOf(row)) === want) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  check(false, `strength ${await strengthOf(row)}, want ${want}`);
+}
+
+async function gone(page, text) {
+  await page.locator('[data-testid="atlas-row"]', { hasText: text }).first().waitFor({ state: 'detached', timeout: 10_000 });
+}
+
+async function atlas(page) {
+  await page.click('[data-testid="nav-atlas"]');
+  await page.click('[data-testid="add-open"]');
+  await page.fill('[data-testid="add-content"]', TEXT);
+  await page.click('[data-testid="add-save"]');
+  let row = await rowOf(page, TEXT);
+  check((await strengthOf(row)) === '0.50', `a manual add starts at ${await strengthOf(row)}`);
+  await row.locator('[data-testid="promote"]').click();
+  row = await rowOf(page, TEXT);
+  await waitStrength(row, '0.60');
+
+  await page.fill('[data-testid="atlas-search"]', 'tailwind');
+  await rowOf(page, TEXT);
+  await page.fill('[data-testid="atlas-search"]', 'zzz-nothing-like-this');
+  await page.locator('[data-testid="atlas-empty"]').waitFor({ timeout: 10_000 });
+  await page.fill('[data-testid="atlas-search"]', '');
+  row = await rowOf(page, TEXT);
+
+  await row.locator('[data-testid="retire"]').click();
+  await page.fill('[data-testid="retire-reason"]', 'changed my mind');
+  await page.click('[data-testid="retire-confirm"]');
+  await gone(page, TEXT);
+  await page.check('[data-testid="atlas-show-retired"]');
+  row = await rowOf(page, TEXT);
+  check((await row.textContent()).includes('changed my mind'), 'the retired row does not show its reason');
+  await row.locator('[data-testid="restore"]').click();
+  await page.uncheck('[data-testid="atlas-show-retired"]');
+  row = await rowOf(page, TEXT);
+
+  await row.locator('[data-testid="edit"]').click();
+  await page.fill('[data-testid="edit-text"]', 'Prefers Tailwind tokens');
+  await page.click('[data-testid="edit-save"]');
+  row = await rowOf(page, 'Prefers Tailwind tokens');
+  await row.locator('[data-testid="row-open"]').click();
+  const history = page.locator('[data-testid="history"]');
+  await history.waitFor({ timeout: 10_000 });
+  check((await history.textContent()).includes(TEXT), 'the history does not show the old text');
+  await page.screenshot({ path: join(SHOTS, 'atlas.png'), fullPage: true });
+  await page.keyboard.press('Escape');
+}
+
+async function settings(page) {
+  await page.click('[data-testid="nav-settings"]');
+  await page.locator('[data-testid="key-state"]', { hasText: 'No key is set' }).waitFor({ timeout: 10_000 });
+  await page.fill('[data-testid="key-input"]', SECRET);
+  if (!EXPECT_KEYRING) await page.check('[data-testid="key-memory-only"]');
+  await page.click('[data-testid="key-save"]');
+  const want = EXPECT_KEYRING ? 'from the OS keyring' : 'from this run only';
+  await page.locator('[data-testid="key-state"]', { hasText: want }).waitFor({ timeout: 10_000 });
+  const leaked = await page.evaluate(
+    (s) => document.body.innerHTML.includes(s) || [...document.querySelectorAll('input')].some((i) => i.value.includes(s)),
+    SECRET,
+  );
+  check(!leaked, 'the key appears in the page');
+  await page.screenshot({ path: join(SHOTS, 'settings.png'), fullPage: true });
+}
+
+async function snapshots(page) {
+  await page.click('[data-testid="nav-snapshots"]');
+  await page.click('[data-testid="snap-create"]');
+  await page.locator('[data-testid="snap-message"]', { hasText: 'made' }).waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="snap-restore"]').first().click();
+  await page.click('[data-testid="snap-restore-confirm"]');
+  await page.locator('[data-testid="snap-message"]', { hasText: 'Restored' }).waitFor({ timeout: 60_000 });
+  await page.click('[data-testid="snap-undo"]');
+  await page.locator('[data-testid="snap-message"]', { hasText: 'Restored' }).waitFor({ timeout: 60_000 });
+  await page.screenshot({ path: join(SHOTS, 'snapshots.png'), fullPage: true });
+}
+
+async function others(page) {
+  for (const id of ['status', 'recall', 'workspace']) {
+    await page.click(`[data-testid="nav-${id}"]`);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(SHOTS, `${id}.png`), fullPage: true });
+  }
+  await page.click('[data-testid="nav-recall"]');
+  await page.fill('[data-testid="recall-query"]', 'tailwind tokens');
+  await page.click('[data-testid="recall-go"]');
+  await page.locator('[data-testid="recall-hit"]', { hasText: 'Tailwind' }).first().waitFor({ timeout: 10_000 });
+  await page.screenshot({ path: join(SHOTS, 'recall.png'), fullPage: true });
+}
+
+async function main() {
+  if (!URL_) {
+    console.error('FAIL atlas e2e: HYATLAS_URL is required');
+    process.exit(2);
+  }
+  if (!existsSync(BROWSER)) {
+    console.error(`FAIL atlas e2e: no browser at ${BROWSER}`);
+    process.exit(2);
+  }
+  mkdirSync(SHOTS, { recursive: true });
+  const profile = mkdtempSync(join(tmpdir(), 'hyatlas-e2e-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: BROWSER,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+      viewport: { width: 1200, height: 900 },
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(15_000);
+    await page.goto(URL_);
+    await page.locator('[data-testid="nav-atlas"]').waitFor();
+    for (const [name, step] of [['atlas', atlas], ['settings', settings], ['snapshots', snapshots], ['pages', others]]) {
+      try {
+        await step(page);
+        console.log(`ok ${name}`);
+      } catch (err) {
+        await page.screenshot({ path: join(SHOTS, `failed-${name}.png`), fullPage: true }).catch(() => {});
+        throw new Error(`${name}: ${err.message}`);
+      }
+    }
+    console.log(`PASS atlas e2e; screenshots in ${SHOTS}`);
+  } catch (err) {
+    console.error(`FAIL atlas e2e: ${err.message}`);
+    process.exitCode = 1;
+  } finally {
+    await context?.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+await main();
