@@ -3,6 +3,7 @@ module hyatlas
 go 1.26.8
 
 require (
+	fyne.io/systray v1.12.2
 	github.com/godbus/dbus/v5 v5.2.2
 	github.com/philippgille/chromem-go v0.7.0
 	github.com/sashabaranov/go-openai v1.43.0

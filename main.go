@@ -7,6 +7,7 @@ import (
 	"context"
 	"embed"
 	"io/fs"
+	"log/slog"
 	"os"
 
 	"hyatlas/app"
@@ -29,7 +30,9 @@ func main() {
 	assets := frontendAssets()
 	var gui cli.GUI
 	if app.Available {
-		gui = func(ctx context.Context, eng *engine.Engine) error { return app.Run(ctx, eng, assets, icon) }
+		gui = func(ctx context.Context, eng *engine.Engine, log *slog.Logger) error {
+			return app.Run(ctx, eng, assets, icon, log)
+		}
 	}
 	os.Exit(cli.Run(context.Background(), cli.Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,

@@ -7,6 +7,7 @@ package app
 import (
 	"context"
 	"io/fs"
+	"log/slog"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -17,22 +18,42 @@ import (
 	"hyatlas/backend/engine"
 )
 
-// Run opens the window and returns when the user closes it. assets is the
+// Run opens the window and returns when the user quits. assets is the
 // built frontend (index.html at its root) or nil, in which case every
 // request goes to the engine's handler, which explains how to build it;
-// icon is a PNG.
-func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte) error {
+// icon is a PNG. With a tray (a D-Bus session bus on Linux), closing the
+// window hides it and the API and background work go on until Quit in
+// the tray; without one, closing the window quits. A second launch of
+// hyatlas shows this window (through the API, see api.Server.SetWindow).
+func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log *slog.Logger) error {
+	t := newTray(eng, icon, log)
 	return wails.Run(&options.App{
-		Title:     "HyAtlas",
-		Width:     1100,
-		Height:    760,
-		MinWidth:  720,
-		MinHeight: 480,
+		Title:             "HyAtlas",
+		Width:             1100,
+		Height:            760,
+		MinWidth:          720,
+		MinHeight:         480,
+		HideWindowOnClose: t != nil,
 		AssetServer: &assetserver.Options{
 			Assets:  assets,
 			Handler: eng.API.InProcessHandler(),
 		},
 		BackgroundColour: options.NewRGB(250, 250, 250),
+		OnStartup: func(ctx context.Context) {
+			eng.API.SetWindow(func() {
+				runtime.WindowShow(ctx)
+				runtime.WindowUnminimise(ctx)
+			})
+			if t != nil {
+				t.run(ctx)
+			}
+		},
+		OnShutdown: func(context.Context) {
+			eng.API.SetWindow(nil)
+			if t != nil {
+				t.stop()
+			}
+		},
 		// Once the webview runs, WebKit's signal handlers lack SA_ONSTACK and
 		// any Go panic would kill the process; restore the flag.
 		OnDomReady: func(context.Context) { runtime.ResetSignalHandlers() },

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
+
 	"hyatlas/backend/api"
 	"hyatlas/backend/proctest"
 )
@@ -175,5 +177,123 @@ func TestPagesInChromium(t *testing.T) {
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("pages e2e failed: %v; server output:\n%s", err, p.Out.String())
+	}
+}
+
+// fakeWatcher stands in for the desktop's tray host: it owns
+// org.kde.StatusNotifierWatcher on the session bus and reports the bus
+// name of each item that registers.
+type fakeWatcher struct{ items chan string }
+
+func (w *fakeWatcher) RegisterStatusNotifierItem(sender dbus.Sender, _ string) *dbus.Error {
+	select {
+	case w.items <- string(sender):
+	default:
+	}
+	return nil
+}
+
+// menuLabels walks a dbusmenu layout (id, properties, children) into
+// label -> id.
+func menuLabels(v any, out map[string]int32) {
+	parts, ok := v.([]any)
+	if !ok || len(parts) != 3 {
+		return
+	}
+	id, _ := parts[0].(int32)
+	if props, ok := parts[1].(map[string]dbus.Variant); ok {
+		if l, ok := props["label"].Value().(string); ok {
+			out[l] = id
+		}
+	}
+	if kids, ok := parts[2].([]dbus.Variant); ok {
+		for _, k := range kids {
+			menuLabels(k.Value(), out)
+		}
+	}
+}
+
+// statusLine is the menu's status line ("N memories · extraction ...").
+func statusLine(labels map[string]int32) string {
+	for l := range labels {
+		if strings.Contains(l, " memories · extraction ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestTrayQuit: with a tray host on the session bus, the app's tray item
+// registers, shows its menu with a live status line, and its Quit ends
+// the app cleanly.
+func TestTrayQuit(t *testing.T) {
+	display := os.Getenv("DISPLAY")
+	if display == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		t.Fatal("run under xvfb-run and dbus-run-session (make test does)")
+	}
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	w := &fakeWatcher{items: make(chan string, 1)}
+	if err := conn.Export(w, "/StatusNotifierWatcher", "org.kde.StatusNotifierWatcher"); err != nil {
+		t.Fatal(err)
+	}
+	if reply, err := conn.RequestName("org.kde.StatusNotifierWatcher", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own the watcher name: %v %v", reply, err)
+	}
+	defer func() { _, _ = conn.ReleaseName("org.kde.StatusNotifierWatcher") }()
+	p := start(t, display)
+	var sender string
+	select {
+	case sender = <-w.items:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no tray item registered:\n%s", p.Out.String())
+	}
+	item := conn.Object(sender, "/StatusNotifierItem")
+	title, err := item.GetProperty("org.kde.StatusNotifierItem.Title")
+	if err != nil || title.Value() != "HyAtlas" {
+		t.Fatalf("title %v, %v", title, err)
+	}
+	menuPath, err := item.GetProperty("org.kde.StatusNotifierItem.Menu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	menu := conn.Object(sender, menuPath.Value().(dbus.ObjectPath))
+	labels := map[string]int32{}
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		call := menu.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{})
+		if call.Err != nil || len(call.Body) != 2 {
+			t.Fatalf("GetLayout: %v", call.Err)
+		}
+		layout, _ := call.Body[1].([]any)
+		clear(labels)
+		menuLabels(layout, labels)
+		if statusLine(labels) != "" {
+			break
+		}
+	}
+	for _, want := range []string{"Open HyAtlas", "Open in browser", "Pause extraction", "Quit"} {
+		if _, ok := labels[want]; !ok {
+			t.Fatalf("menu %v lacks %q", labels, want)
+		}
+	}
+	if got := statusLine(labels); got != "0 memories · extraction unconfigured" {
+		t.Errorf("status line %q in %v", got, labels)
+	}
+	// A second launch is not a second app: it brings this window forward.
+	if out, code := p.Run(); code != 0 || !strings.Contains(out, "its window is in front") {
+		t.Fatalf("second launch: exit %d\n%s", code, out)
+	}
+	call := menu.Call("com.canonical.dbusmenu.Event", 0, labels["Quit"], "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
+	if call.Err != nil {
+		t.Fatal(call.Err)
+	}
+	if code := p.Wait(30 * time.Second); code != 0 {
+		t.Fatalf("exit %d after Quit:\n%s", code, p.Out.String())
+	}
+	if !strings.Contains(p.Out.String(), "quit from the tray") {
+		t.Errorf("output:\n%s", p.Out.String())
 	}
 }

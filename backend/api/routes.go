@@ -63,7 +63,8 @@ func (s *Server) register() {
 		{"GET", "/api/v1/edges", s.edges},                  // n, k_semantic, user_id, agent_id: the Mind Palace feed
 		{"GET", "/api/v1/learning/graph", s.learningGraph}, // same, in the star-map shape
 		{"POST", "/api/v1/dashboard/link", s.dashboardLink},
-		{"GET", "/api/v1/events", s.eventStream}, // types (comma-separated prefixes)
+		{"POST", "/api/v1/window/show", s.showWindow}, // a second launch brings the window to the front
+		{"GET", "/api/v1/events", s.eventStream},      // types (comma-separated prefixes)
 		{"GET", "/api/v1/models", s.listModels},
 		{"POST", "/api/v1/models/{name}/install", s.installModel}, // 202; progress as model.progress events
 		{"POST", "/api/v1/models/{name}/verify", s.verifyModel},

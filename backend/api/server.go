@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -63,6 +64,29 @@ type Server struct {
 
 	stopping chan struct{} // closed by Stop: long-lived streams end
 	stopOnce sync.Once
+	window   atomic.Pointer[func()] // shows the desktop window; nil when headless
+}
+
+// SetWindow sets what shows the desktop window (nil: there is none, the
+// instance is headless). A second launch of the app calls it through
+// POST /api/v1/window/show.
+func (s *Server) SetWindow(show func()) {
+	if show == nil {
+		s.window.Store(nil)
+		return
+	}
+	s.window.Store(&show)
+}
+
+// showWindow brings the desktop window to the front.
+func (s *Server) showWindow(w http.ResponseWriter, r *http.Request) error {
+	show := s.window.Load()
+	if show == nil {
+		return memory.Errorf(memory.ECONFLICT, "this HyAtlas runs without a window; the dashboard is at /dashboard/")
+	}
+	(*show)()
+	writeJSON(w, http.StatusOK, map[string]bool{"shown": true})
+	return nil
 }
 
 // New builds the API over a memory service. flush is called by

@@ -156,3 +156,21 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// A second launch asks the running instance to show its window: a headless
+// one says it has none.
+func TestShowWindow(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	if r := a.do(req{method: "POST", path: "/api/v1/window/show"}); r.status != 409 {
+		t.Fatalf("headless: %d %s", r.status, r.body)
+	}
+	shown := 0
+	a.api.SetWindow(func() { shown++ })
+	if r := a.do(req{method: "POST", path: "/api/v1/window/show"}); r.status != 200 || shown != 1 {
+		t.Fatalf("with a window: %d %s, shown %d", r.status, r.body, shown)
+	}
+	a.api.SetWindow(nil)
+	if r := a.do(req{method: "POST", path: "/api/v1/window/show"}); r.status != 409 {
+		t.Fatalf("after the window closed: %d", r.status)
+	}
+}

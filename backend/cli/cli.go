@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"strings"
 
 	"hyatlas/backend/api"
@@ -21,7 +22,7 @@ import (
 
 // GUI runs the desktop window over a running engine and returns when the
 // user quits. main.go supplies it in desktop builds.
-type GUI func(ctx context.Context, eng *engine.Engine) error
+type GUI func(ctx context.Context, eng *engine.Engine, log *slog.Logger) error
 
 // Env is what the CLI needs from the process.
 type Env struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
@@ -62,6 +63,9 @@ func serve(ctx context.Context, e Env, gui GUI) error {
 		return err
 	}
 	if running(ctx, cfg) {
+		if gui != nil {
+			return showRunning(ctx, e, cfg)
+		}
 		return fmt.Errorf("HyAtlas is already running at http://%s (not starting a second server)", cfg.Addr())
 	}
 	// Catch a stop request from here on, so one that arrives while opening
@@ -94,13 +98,27 @@ func serve(ctx context.Context, e Env, gui GUI) error {
 
 	if gui != nil {
 		signal.Stop(sig) // the window handles its own signals
-		return gui(ctx, eng)
+		return gui(ctx, eng, log)
 	}
 	select {
 	case s := <-sig:
 		log.Info("stopping", "signal", s.String())
 	case <-ctx.Done():
 	}
+	return nil
+}
+
+// showRunning brings the running instance's window to the front: a
+// second launch of the app is not a second app.
+func showRunning(ctx context.Context, e Env, cfg config.Config) error {
+	c, err := connect(e)
+	if err != nil {
+		return err
+	}
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/window/show", nil, nil); err != nil {
+		return fmt.Errorf("HyAtlas is already running at http://%s, without a window; `hyatlas dashboard` opens it in a browser", cfg.Addr())
+	}
+	fmt.Fprintln(e.Stdout, "HyAtlas is already running: its window is in front.")
 	return nil
 }
 

@@ -100,6 +100,9 @@ func (q *extractQueue) idle() bool {
 // try again later rather than hammering it row by row.
 func (e *Engine) extractWorker(ctx context.Context) {
 	for {
+		if !e.waitUnpaused(ctx) {
+			return
+		}
 		id, ok := e.x.queue.take(ctx)
 		if !ok {
 			return
@@ -119,6 +122,46 @@ func (e *Engine) extractWorker(ctx context.Context) {
 			e.log.Error("extraction failed", "id", id, "err", err)
 		}
 	}
+}
+
+// PauseExtraction holds (true) or resumes (false) background extraction.
+// While held, writes are stored and queued as always; nothing is sent to
+// the endpoint until it is resumed. A write that waits for its extraction
+// (HYATLAS_SYNC_EXTRACT=on) still extracts.
+func (e *Engine) PauseExtraction(paused bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.x.paused.Swap(paused) == paused {
+		return
+	}
+	if !paused {
+		close(e.x.resume)
+		e.x.resume = make(chan struct{})
+		e.x.kickCatchUp()
+	}
+	e.log.Info("background extraction", "paused", paused)
+	e.publish("extraction.paused", map[string]bool{"paused": paused})
+}
+
+// ExtractionPaused reports whether background extraction is held.
+func (e *Engine) ExtractionPaused() bool { return e.x.paused.Load() }
+
+// waitUnpaused returns once extraction is not paused (true) or ctx ends.
+func (e *Engine) waitUnpaused(ctx context.Context) bool {
+	for e.x.paused.Load() {
+		e.mu.Lock()
+		ch := e.x.resume
+		e.mu.Unlock()
+		if !e.x.paused.Load() {
+			break
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return ctx.Err() == nil
 }
 
 // CatchUpNow runs one catch-up pass and hands any backlog to the workers.
@@ -181,6 +224,9 @@ func (e *Engine) catchUpLoop(ctx context.Context) {
 			continue
 		case <-tick:
 		case <-e.x.kick:
+		}
+		if e.x.paused.Load() {
+			continue
 		}
 		if _, err := e.CatchUpNow(ctx); err != nil && ctx.Err() == nil {
 			e.log.Error("catch-up run failed", "err", err)

@@ -32,13 +32,17 @@ type extraction struct {
 	client *llm.Client
 	queue  *extractQueue
 	kick   chan struct{} // asks the catch-up loop for a run now
+	// paused holds background extraction (the tray's Pause): writes are
+	// kept and queued as always, and extracted once it is resumed.
+	paused atomic.Bool
+	resume chan struct{}
 }
 
 // newExtraction builds the key source and, when an endpoint is configured,
 // the client. Lite mode builds neither client nor queue: it makes no call.
 func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http.Client) *extraction {
 	cfg := e.Config.LLM
-	x := &extraction{cfg: cfg, kick: make(chan struct{}, 1)}
+	x := &extraction{cfg: cfg, kick: make(chan struct{}, 1), resume: make(chan struct{})}
 	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{Keyring: kr, File: cfg.KeyFile, Env: cfg.Key,
 		Warn: func(msg string) { e.log.Warn(msg) }})
 	x.keys.OnChange(func() {

@@ -273,3 +273,34 @@ func TestExtraction_ReprocessQueuesAndReturns(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraction_PauseHoldsBackgroundWork: while paused, writes are kept
+// and queued and nothing is sent; resuming extracts them.
+func TestExtraction_PauseHoldsBackgroundWork(t *testing.T) {
+	r := newLLMRig(t, func(c *config.Config) {
+		sync := false
+		c.SyncExtract = &sync
+	})
+	_ = r.eng.x.keys.Hand("sk-test-key-1")
+	r.fake.setReply(func(llmRequest) (int, string) {
+		return 200, planJSON([]map[string]any{fact("The user paused and resumed", "project_state")}, nil)
+	})
+	r.eng.PauseExtraction(true)
+	if !r.eng.ExtractionPaused() {
+		t.Fatal("not paused")
+	}
+	if res := r.add(t, "a note written while extraction is paused"); res.ExtractionStatus != memory.StatusPending {
+		t.Fatalf("write while paused: %+v", res)
+	}
+	if n := len(r.fake.requests()); n != 0 {
+		t.Fatalf("%d calls while paused", n)
+	}
+	r.eng.PauseExtraction(false)
+	r.waitIdle(t)
+	if n := len(r.fake.requests()); n != 1 {
+		t.Fatalf("%d calls after resuming, want 1", n)
+	}
+	if facts := r.live(t, memory.LayerFact); len(facts) != 1 {
+		t.Fatalf("facts after resuming: %+v", facts)
+	}
+}
