@@ -55,13 +55,15 @@ func (s *Server) register() {
 		{"GET", "/api/v1/settings/llm-key", s.keyStatus}, // is_set, origin; never the key
 		{"PUT", "/api/v1/settings/llm-key", s.saveKey},   // key, memory_only
 		{"DELETE", "/api/v1/settings/llm-key", s.deleteKey},
-		{"GET", "/api/v1/egress", s.egress},                // limit
-		{"GET", "/api/v1/graph-as-of", s.graphAsOf},        // ts, axis, n, user_id, agent_id
-		{"GET", "/api/v1/graph/changes", s.graphChanges},   // from, to, user_id, agent_id
-		{"GET", "/api/v1/graph", s.graph},                  // node, user_id, agent_id
-		{"POST", "/api/v1/graph", s.graph},                 // same, as a JSON body
-		{"GET", "/api/v1/edges", s.edges},                  // n, k_semantic, user_id, agent_id: the Mind Palace feed
-		{"GET", "/api/v1/learning/graph", s.learningGraph}, // same, in the star-map shape
+		{"GET", "/api/v1/settings/autostart", s.getAutostart}, // launch at login
+		{"PUT", "/api/v1/settings/autostart", s.putAutostart}, // enabled
+		{"GET", "/api/v1/egress", s.egress},                   // limit
+		{"GET", "/api/v1/graph-as-of", s.graphAsOf},           // ts, axis, n, user_id, agent_id
+		{"GET", "/api/v1/graph/changes", s.graphChanges},      // from, to, user_id, agent_id
+		{"GET", "/api/v1/graph", s.graph},                     // node, user_id, agent_id
+		{"POST", "/api/v1/graph", s.graph},                    // same, as a JSON body
+		{"GET", "/api/v1/edges", s.edges},                     // n, k_semantic, user_id, agent_id: the Mind Palace feed
+		{"GET", "/api/v1/learning/graph", s.learningGraph},    // same, in the star-map shape
 		{"POST", "/api/v1/dashboard/link", s.dashboardLink},
 		{"POST", "/api/v1/window/show", s.showWindow}, // a second launch brings the window to the front
 		{"GET", "/api/v1/events", s.eventStream},      // types (comma-separated prefixes)

@@ -44,6 +44,8 @@ type Config struct {
 	Models Models
 	// Keys manages the extraction key (nil: those endpoints answer 503).
 	Keys Keys
+	// Autostart is launch at login (nil: those endpoints answer 503).
+	Autostart Autostart
 	// Snapshots makes, verifies, restores and deletes snapshots (nil:
 	// those endpoints answer 503).
 	Snapshots Snapshots

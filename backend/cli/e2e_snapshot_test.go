@@ -140,3 +140,32 @@ func TestSnapshot_KillDuringRestore(t *testing.T) {
 		})
 	}
 }
+
+// TestAutostartSetting: launch at login writes and removes the user's XDG
+// autostart entry for this binary.
+func TestAutostartSetting(t *testing.T) {
+	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+	in.Start("serve")
+	c := in.Client()
+	var st struct{ Supported, Enabled bool }
+	if err := c.Do(t.Context(), "GET", "/api/v1/settings/autostart", nil, &st); err != nil || !st.Supported || st.Enabled {
+		t.Fatalf("before: %+v %v", st, err)
+	}
+	if err := c.Do(t.Context(), "PUT", "/api/v1/settings/autostart", map[string]bool{"enabled": true}, &st); err != nil || !st.Enabled {
+		t.Fatalf("enable: %+v %v", st, err)
+	}
+	entry := filepath.Join(in.Home, ".config", "autostart", "hyatlas.desktop")
+	b, err := os.ReadFile(entry)
+	if err != nil || !strings.Contains(string(b), "Exec="+in.Binary) {
+		t.Fatalf("entry: %s %v", b, err)
+	}
+	if err := c.Do(t.Context(), "PUT", "/api/v1/settings/autostart", map[string]any{"enabled": "yes"}, nil); err == nil {
+		t.Fatal("a bad value was accepted")
+	}
+	if err := c.Do(t.Context(), "PUT", "/api/v1/settings/autostart", map[string]bool{"enabled": false}, &st); err != nil || st.Enabled {
+		t.Fatalf("disable: %+v %v", st, err)
+	}
+	if _, err := os.Stat(entry); !os.IsNotExist(err) {
+		t.Fatalf("the entry is still there: %v", err)
+	}
+}

@@ -13,11 +13,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"hyatlas/backend/api"
+	"hyatlas/backend/autostart"
 	"hyatlas/backend/config"
 	"hyatlas/backend/events"
 	"hyatlas/backend/memory"
@@ -185,7 +187,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLM.Base, LLMModel: cfg.LLM.Model,
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
 		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x}, Digest: e.Digest,
-		Snapshots: snapshotsAPI{e},
+		Snapshots: snapshotsAPI{e}, Autostart: autostartEntry(),
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()
@@ -208,6 +210,20 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		"mode", cfg.Mode, "took", e.LoadTime.Round(time.Millisecond))
 	return e, nil
 }
+
+// autostartEntry is launch at login for the running binary.
+func autostartEntry() autostartAPI {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "hyatlas"
+	}
+	return autostartAPI{autostart.New(os.Getenv, exe)}
+}
+
+// autostartAPI adapts the autostart entry to the API.
+type autostartAPI struct{ autostart.Entry }
+
+func (autostartAPI) Supported() bool { return autostart.Supported() }
 
 // consolidateBudget bounds one consolidation pass.
 const consolidateBudget = 10 * time.Minute

@@ -103,6 +103,13 @@ async function settings(page) {
     SECRET,
   );
   check(!leaked, 'the key appears in the page');
+  // Launch at login: on, and still on after a reload (the server wrote it).
+  await page.check('[data-testid="autostart"]');
+  await page.waitForTimeout(300);
+  await page.reload();
+  await page.click('[data-testid="nav-settings"]');
+  await page.locator('[data-testid="autostart"]:checked').waitFor({ timeout: 10_000 });
+  await page.uncheck('[data-testid="autostart"]');
   await page.screenshot({ path: join(SHOTS, 'settings.png'), fullPage: true });
 }
 

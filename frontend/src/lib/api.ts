@@ -5,6 +5,7 @@ import type {
   Detail,
   EgressCall,
   KeyStatus,
+  ModelInfo,
   ListPage,
   Memory,
   PromptBlock,
@@ -169,3 +170,11 @@ const wsPath = (agent: string, file: string) =>
 export const readWorkspace = (agent: string, file: string) => request<WorkspaceDoc>(wsPath(agent, file));
 export const writeWorkspace = (agent: string, file: string, content: string, etag: string) =>
   request<WorkspaceDoc>(wsPath(agent, file), json('PUT', { content }, etag ? { 'If-Match': etag } : {}));
+
+export const getAutostart = () => request<{ supported: boolean; enabled: boolean }>('/settings/autostart');
+export const setAutostart = (enabled: boolean) =>
+  request<{ supported: boolean; enabled: boolean }>('/settings/autostart', json('PUT', { enabled }));
+
+export const listModels = () => request<{ models: ModelInfo[] }>('/models');
+export const installModel = (name: string) =>
+  request<unknown>(`/models/${encodeURIComponent(name)}/install`, json('POST'));

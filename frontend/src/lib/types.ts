@@ -197,3 +197,16 @@ export interface EgressCall {
   outcome: string;
   duration_ms: number;
 }
+
+export interface ModelInfo {
+  name: string;
+  title: string;
+  description: string;
+  dims: number;
+  size: number;
+  installed: boolean;
+  active: boolean;
+  installing: boolean;
+  progress?: { file: string; done: number; total: number; phase: string };
+  error?: string;
+}

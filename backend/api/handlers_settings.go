@@ -1,0 +1,57 @@
+package api
+
+import (
+	"net/http"
+
+	"hyatlas/backend/memory"
+)
+
+// Autostart turns launching at login on and off (the engine wires the
+// OS's own autostart entry).
+type Autostart interface {
+	Supported() bool
+	Enabled() (bool, error)
+	Set(on bool) error
+}
+
+// AutostartJSON is the reply of /api/v1/settings/autostart.
+type AutostartJSON struct {
+	Supported bool `json:"supported"`
+	Enabled   bool `json:"enabled"`
+}
+
+func (s *Server) autostartState(w http.ResponseWriter) error {
+	on, err := s.cfg.Autostart.Enabled()
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, AutostartJSON{Supported: s.cfg.Autostart.Supported(), Enabled: on})
+	return nil
+}
+
+func (s *Server) getAutostart(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Autostart == nil {
+		return memory.Errorf(memory.EUNAVAILABLE, "launch at login is not available")
+	}
+	return s.autostartState(w)
+}
+
+// putAutostart: {"enabled": true|false}.
+func (s *Server) putAutostart(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Autostart == nil {
+		return memory.Errorf(memory.EUNAVAILABLE, "launch at login is not available")
+	}
+	var req struct {
+		Enabled *bool `json:"enabled"`
+	}
+	if err := decodeJSON(r, &req, false, true); err != nil {
+		return err
+	}
+	if req.Enabled == nil {
+		return memory.Errorf(memory.EBADREQUEST, "enabled required (true or false)")
+	}
+	if err := s.cfg.Autostart.Set(*req.Enabled); err != nil {
+		return err
+	}
+	return s.autostartState(w)
+}
