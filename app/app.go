@@ -27,12 +27,19 @@ import (
 // hyatlas shows this window (through the API, see api.Server.SetWindow).
 func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log *slog.Logger) error {
 	t := newTray(eng, icon, log)
+	dir := eng.Config.Paths.Config
+	g := loadGeometry(dir)
+	remember := func(ctx context.Context) {
+		w, h := runtime.WindowGetSize(ctx)
+		x, y := runtime.WindowGetPosition(ctx)
+		saveGeometry(dir, geometry{Width: w, Height: h, X: x, Y: y, Placed: true})
+	}
 	return wails.Run(&options.App{
 		Title:             "HyAtlas",
-		Width:             1100,
-		Height:            760,
-		MinWidth:          720,
-		MinHeight:         480,
+		Width:             g.Width,
+		Height:            g.Height,
+		MinWidth:          minWidth,
+		MinHeight:         minHeight,
 		HideWindowOnClose: t != nil,
 		AssetServer: &assetserver.Options{
 			Assets:  assets,
@@ -40,6 +47,9 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 		},
 		BackgroundColour: options.NewRGB(250, 250, 250),
 		OnStartup: func(ctx context.Context) {
+			if g.Placed {
+				runtime.WindowSetPosition(ctx, g.X, g.Y)
+			}
 			eng.API.SetWindow(func() {
 				runtime.WindowShow(ctx)
 				runtime.WindowUnminimise(ctx)
@@ -48,7 +58,14 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 				t.run(ctx)
 			}
 		},
-		OnShutdown: func(context.Context) {
+		// The size and position are kept when the window closes (hidden or
+		// not) and when the app quits.
+		OnBeforeClose: func(ctx context.Context) bool {
+			remember(ctx)
+			return false
+		},
+		OnShutdown: func(ctx context.Context) {
+			remember(ctx)
 			eng.API.SetWindow(nil)
 			if t != nil {
 				t.stop()

@@ -67,6 +67,22 @@ func windowTitle() string {
 	return ""
 }
 
+// windowGeometry is xdotool's geometry of every window named HyAtlas
+// (GTK makes small helper windows too).
+func windowGeometry() string {
+	ids, err := exec.Command("xdotool", "search", "--name", "^HyAtlas").Output()
+	if err != nil {
+		return ""
+	}
+	var all []string
+	for _, id := range strings.Fields(string(ids)) {
+		if out, err := exec.Command("xdotool", "getwindowgeometry", id).Output(); err == nil {
+			all = append(all, strings.TrimSpace(string(out)))
+		}
+	}
+	return strings.Join(all, "\n")
+}
+
 func waitTitle(t *testing.T, p *proctest.Instance, want string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -89,7 +105,16 @@ func TestWindowShowsLiveCounts(t *testing.T) {
 	if display == "" {
 		t.Fatal("DISPLAY is not set: run under xvfb-run (make test does)")
 	}
-	p := start(t, display)
+	// A size remembered from an earlier run is used.
+	p := proctest.New(t, binary(t), "DISPLAY="+display, "XAUTHORITY="+os.Getenv("XAUTHORITY"),
+		"DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+	if err := os.MkdirAll(filepath.Join(p.Home, "config"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.Home, "config", "window.json"), []byte(`{"Width":900,"Height":600}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.Start()
 	waitTitle(t, p, "HyAtlas · 0 memories")
 	add(t, p, "the window should count this")
 	waitTitle(t, p, "HyAtlas · 1 memory")
@@ -97,6 +122,9 @@ func TestWindowShowsLiveCounts(t *testing.T) {
 	waitTitle(t, p, "HyAtlas · 2 memories")
 	if strings.Contains(p.Out.String(), "running headless") {
 		t.Errorf("the app ran headless with a display:\n%s", p.Out.String())
+	}
+	if geo := windowGeometry(); !strings.Contains(geo, "900x600") {
+		t.Errorf("window geometry %q, want the remembered 900x600", geo)
 	}
 	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -110,6 +138,10 @@ func TestWindowShowsLiveCounts(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("the window did not close on SIGTERM:\n%s", p.Out.String())
+	}
+	b, err := os.ReadFile(filepath.Join(p.Home, "config", "window.json"))
+	if err != nil || !strings.Contains(string(b), `"Width":900,"Height":600`) {
+		t.Errorf("remembered geometry: %s %v", b, err)
 	}
 }
 
