@@ -13,7 +13,7 @@ GOFILES  = $(shell find . -name '*.go' -not -path './frontend/node_modules/*' -n
 ORT_LIB  = $(firstword $(wildcard $(CURDIR)/build/cache/ort/lib/*onnxruntime*))
 test e2e keyring: export HYATLAS_ORT_LIB = $(ORT_LIB)
 
-.PHONY: run test build build-embedded binary deps frontend check-go e2e keyring bench clean
+.PHONY: run test build build-embedded binary deps frontend check-go e2e keyring package package-test bench clean
 
 ## run: build and start HyAtlas (the window, or headless without a display)
 run: build
@@ -25,6 +25,14 @@ build: deps frontend binary
 binary:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) .
 	cp -p $(ORT_LIB) $(dir $(BIN))
+
+## package: the Debian package (build/bin/hyatlas_<version>_<arch>.deb)
+package: build
+	@build/scripts/package.sh $(subst +,~,$(VERSION))
+
+## package-test: install the package with apt, start it, remove it
+package-test: binary
+	@build/scripts/package-test.sh $$(build/scripts/package.sh $(subst +,~,$(VERSION)))
 
 ## build-embedded: one self-contained binary that also carries ONNX Runtime
 build-embedded: deps frontend
@@ -45,6 +53,7 @@ test: deps frontend
 	$(MAKE) --no-print-directory keyring
 	$(MAKE) --no-print-directory binary
 	$(MAKE) --no-print-directory e2e
+	$(MAKE) --no-print-directory package-test
 
 ## keyring: the key path against a real gnome-keyring on a private session bus
 keyring:
