@@ -13,7 +13,7 @@ GOFILES  = $(shell find . -name '*.go' -not -path './frontend/node_modules/*' -n
 ORT_LIB  = $(firstword $(wildcard $(CURDIR)/build/cache/ort/lib/*onnxruntime*))
 test e2e keyring: export HYATLAS_ORT_LIB = $(ORT_LIB)
 
-.PHONY: run test build build-embedded binary deps frontend check-go e2e keyring package package-test bench clean
+.PHONY: bench-ui run test build build-embedded binary deps frontend check-go e2e keyring package package-test bench clean
 
 ## run: build and start HyAtlas (the window, or headless without a display)
 run: build
@@ -80,6 +80,10 @@ e2e:
 ## bench: the performance targets (writes a table; see README)
 bench: build
 	./$(BIN) bench
+
+## bench-ui: the Atlas page at 100,000 memories in Chromium (prints the numbers)
+bench-ui: build
+	HYATLAS_BIN=$(CURDIR)/$(BIN) HYATLAS_ORT_LIB=$(ORT_LIB) $(GO) test -tags benchui -count=1 -run AtlasPerf -v -timeout 20m ./app/ | grep -E "Atlas at|FAIL|ok"
 
 clean:
 	rm -rf build/bin frontend/dist/app

@@ -80,6 +80,11 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 		w.add("strength <= ?", *f.MaxStrength)
 	}
 	if f.Text != "" {
+		// The full-text index narrows live rows to those with words
+		// starting as the text's do; the LIKE keeps only real matches.
+		if q := ftsPrefixes(f.Text); q != "" && !f.IncludeRetired {
+			w.add(`seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)`, "{content} : ("+q+")")
+		}
 		esc := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(f.Text)
 		w.add(`content LIKE ? ESCAPE '\'`, "%"+esc+"%")
 	}
@@ -180,6 +185,19 @@ func ftsFilter(sc memory.Scope, layers []memory.Layer) string {
 func ownerToken(prefix, id string) string { return ftsQuote(prefix + hex.EncodeToString([]byte(id))) }
 
 // ftsQuote makes one FTS5 string token of t.
+// ftsPrefixes is a MATCH expression requiring a word that starts with
+// each word of text (at most 8), or "" when text has none.
+func ftsPrefixes(text string) string {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) > 8 {
+		words = words[:8]
+	}
+	for i, w := range words {
+		words[i] = ftsQuote(w) + "*"
+	}
+	return strings.Join(words, " AND ")
+}
+
 func ftsQuote(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
 
 // FindByContent returns live rows in scope whose normalised text equals

@@ -1,0 +1,78 @@
+//go:build benchui
+
+// `make bench-ui` measures the Atlas page at 100,000 memories in Chromium
+// (the issue's targets: first paint ≤ 1 s after the data arrives, a filter's
+// result ≤ 200 ms, scrolling without dropped frames). It prints the numbers;
+// it asserts only that the page worked, never a time.
+package app_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"hyatlas/backend/proctest"
+)
+
+func TestAtlasPerf(t *testing.T) {
+	n := 100_000
+	if v := os.Getenv("BENCHUI_N"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	p := proctest.New(t, os.Getenv("HYATLAS_BIN"), "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+	p.Start("serve")
+	file := filepath.Join(t.TempDir(), "seed.jsonl")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	_ = enc.Encode(map[string]any{"type": "header", "format": "hyatlas-export", "version": 1})
+	words := []string{"tailwind", "postgres", "friday", "kubernetes", "espresso", "standup", "billing", "review"}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		_ = enc.Encode(map[string]any{"type": "memory", "memory": map[string]any{
+			"id": fmt.Sprintf("m%08d", i), "layer": "l3_fact", "owner": map[string]string{"user_id": "default"},
+			"content":  fmt.Sprintf("Memory %d about %s and %s, written for the benchmark", i, words[i%len(words)], words[(i/8)%len(words)]),
+			"category": []string{"fact", "preference", "goal", "style"}[i%4], "strength": float64(i%100) / 100,
+			"created_at": at.Add(time.Duration(i) * time.Minute), "extraction": "skipped"}})
+	}
+	zero := 0
+	_ = enc.Encode(map[string]any{"type": "end", "memories": n, "files": zero})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if out, code := p.Run("import", file); code != 0 {
+		t.Fatalf("import: %s", out)
+	}
+	c := p.Client()
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		st, err := c.Status(context.Background())
+		if err == nil && st.VDBPoints == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("re-embedding did not finish: %+v %v", st, err)
+		}
+	}
+	link, err := c.DashboardLink(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "e2e/atlas-perf.e2e.mjs")
+	cmd.Dir = "../frontend"
+	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("perf run: %v\n%s", err, out)
+	}
+	fmt.Printf("Atlas at %d memories: %s", n, out)
+}
