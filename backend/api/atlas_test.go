@@ -116,3 +116,19 @@ func TestAtlasVerbs(t *testing.T) {
 		t.Errorf("bad requests changed the store:\n%s\n%s", before, after)
 	}
 }
+
+func TestTimelineEndpoint(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	a.post("/api/v1/add", map[string]any{"text": "today's note"}, 200)
+	r := a.do(req{path: "/api/v1/stats/timeline?days=7"})
+	days := r.json(t)["days"].([]any)
+	last := days[len(days)-1].(map[string]any)
+	if r.status != 200 || len(days) != 7 || last["added"].(map[string]any)["l2_raw"].(float64) != 1 {
+		t.Fatalf("timeline: %d %s", r.status, r.body)
+	}
+	for _, bad := range []string{"days=0x", "days=999"} {
+		if r := a.do(req{path: "/api/v1/stats/timeline?" + bad}); r.status < 400 {
+			t.Errorf("%s: %d", bad, r.status)
+		}
+	}
+}

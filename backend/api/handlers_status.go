@@ -128,3 +128,18 @@ func (s *Server) dashboardLink(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]string{"url": s.DashboardURL("http://" + r.Host)})
 	return nil
 }
+
+// timeline: days (30; 1-366) → the memories written per day and layer and
+// the LLM calls per day and purpose, oldest first, every day present.
+func (s *Server) timeline(w http.ResponseWriter, r *http.Request) error {
+	days, err := queryInt(r.URL.Query().Get("days"), "days")
+	if err != nil {
+		return err
+	}
+	out, err := s.mem.Timeline(r.Context(), days)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"days": out})
+	return nil
+}

@@ -19,6 +19,7 @@ func (s *Server) register() {
 		{"GET", "/readyz", s.readyz},
 		{"GET", "/api/v1/status", s.status},
 		{"GET", "/api/v1/metrics", s.metrics},
+		{"GET", "/api/v1/stats/timeline", s.timeline}, // days: writes per layer and LLM calls per day
 		{"POST", "/api/v1/add", s.add},                // text, user_id, agent_id, session_id, metadata
 		{"POST", "/api/v1/search", s.search},          // query, limit, layer, user_id(s), agent_id(s), min_score, reader
 		{"GET", "/api/v1/list", s.list},               // layer, user_id, agent_id, limit, offset, include_raw, include_superseded

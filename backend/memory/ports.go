@@ -187,6 +187,9 @@ type Store interface {
 	// returns for the next call ("" when done); VectorBacklog counts them.
 	VectorJobs(ctx context.Context, embedder, cursor string, limit int) ([]VectorJob, string, error)
 	VectorBacklog(ctx context.Context, embedder string) (int, error)
+	// Activity counts, per day since from (days are offset seconds east of
+	// UTC), the rows written by layer and the LLM calls by purpose.
+	Activity(ctx context.Context, from time.Time, offset int) (added map[string]map[Layer]int, calls map[string]map[string]int, err error)
 	// ScanExport calls fn for every row in scope, live and retired, oldest
 	// first, with its history and (withVectors) its saved vector.
 	ScanExport(ctx context.Context, scope Scope, withVectors bool, fn func(ExportRow) error) error

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"hyatlas/backend/memory"
 )
@@ -117,3 +118,44 @@ func (s *Store) Vector(ctx context.Context, id string) (memory.Vector, error) {
 }
 
 var _ memory.Store = (*Store)(nil)
+
+// Activity counts rows written per day and layer, and LLM calls per day and
+// purpose, since from; a day is a date at offset seconds east of UTC.
+func (s *Store) Activity(ctx context.Context, from time.Time, offset int) (map[string]map[memory.Layer]int, map[string]map[string]int, error) {
+	day := fmt.Sprintf(`date((%%s / 1000) + %d, 'unixepoch')`, offset)
+	added := map[string]map[memory.Layer]int{}
+	err := s.query(ctx, `SELECT `+fmt.Sprintf(day, "created_at")+` AS d, layer, count(*) FROM memories
+		WHERE created_at >= ? GROUP BY d, layer`, []any{from.UnixMilli()}, func(r *sql.Rows) error {
+		var d, l string
+		var n int
+		if err := r.Scan(&d, &l, &n); err != nil {
+			return err
+		}
+		if added[d] == nil {
+			added[d] = map[memory.Layer]int{}
+		}
+		added[d][memory.Layer(l)] = n
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("count writes per day: %w", err)
+	}
+	calls := map[string]map[string]int{}
+	err = s.query(ctx, `SELECT `+fmt.Sprintf(day, "at")+` AS d, purpose, count(*) FROM egress
+		WHERE at >= ? GROUP BY d, purpose`, []any{from.UnixMilli()}, func(r *sql.Rows) error {
+		var d, p string
+		var n int
+		if err := r.Scan(&d, &p, &n); err != nil {
+			return err
+		}
+		if calls[d] == nil {
+			calls[d] = map[string]int{}
+		}
+		calls[d][p] = n
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("count LLM calls per day: %w", err)
+	}
+	return added, calls, nil
+}

@@ -126,6 +126,8 @@ async function snapshots(page) {
 }
 
 async function others(page) {
+  await page.click('[data-testid="nav-status"]');
+  await page.locator('[data-testid="activity"] svg').first().waitFor({ timeout: 10_000 });
   for (const id of ['status', 'recall', 'workspace']) {
     await page.click(`[data-testid="nav-${id}"]`);
     await page.waitForTimeout(300);

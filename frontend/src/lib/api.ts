@@ -2,6 +2,7 @@
 // fetch('/api/v1/...') with the same-origin cookie (dashboard) or nothing
 // at all (the Wails window serves the API in-process).
 import type {
+  Day,
   Detail,
   EgressCall,
   KeyStatus,
@@ -178,3 +179,5 @@ export const setAutostart = (enabled: boolean) =>
 export const listModels = () => request<{ models: ModelInfo[] }>('/models');
 export const installModel = (name: string) =>
   request<unknown>(`/models/${encodeURIComponent(name)}/install`, json('POST'));
+
+export const timeline = (days = 30) => request<{ days: Day[] }>(`/stats/timeline?days=${days}`);

@@ -210,3 +210,9 @@ export interface ModelInfo {
   progress?: { file: string; done: number; total: number; phase: string };
   error?: string;
 }
+
+export interface Day {
+  date: string;
+  added: Partial<Record<LayerId, number>>;
+  llm_calls: Record<string, number>;
+}
