@@ -62,6 +62,10 @@ async function atlas(page) {
 
   await page.fill('[data-testid="atlas-search"]', 'tailwind');
   await rowOf(page, TEXT);
+  await page.check('[data-testid="atlas-by-meaning"]');
+  await page.fill('[data-testid="atlas-search"]', 'which css tokens does the user like? tailwind');
+  await rowOf(page, TEXT);
+  await page.uncheck('[data-testid="atlas-by-meaning"]');
   await page.fill('[data-testid="atlas-search"]', 'zzz-nothing-like-this');
   await page.locator('[data-testid="atlas-empty"]').waitFor({ timeout: 10_000 });
   await page.fill('[data-testid="atlas-search"]', '');
