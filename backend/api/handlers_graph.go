@@ -20,6 +20,7 @@ type NodeJSON struct {
 	PageID    string  `json:"page_id,omitempty"`
 	CreatedAt int64   `json:"created_at"`
 	Strength  float64 `json:"strength"`
+	Degree    int     `json:"degree,omitempty"`
 }
 
 // EdgeJSON is one belief record of a relation (compat: from, to,
@@ -59,7 +60,7 @@ func unixOrZero(t time.Time) int64 {
 
 func toNodeJSON(n memory.GraphNode) NodeJSON {
 	return NodeJSON{ID: n.ID, Label: n.Name, Type: string(n.Type), UserID: n.Owner.UserID, AgentID: n.Owner.AgentID,
-		PageID: n.PageID, CreatedAt: n.CreatedAt.Unix(), Strength: round(n.Strength)}
+		PageID: n.PageID, CreatedAt: n.CreatedAt.Unix(), Strength: round(n.Strength), Degree: n.Degree}
 }
 
 func toEdgeJSON(e memory.GraphEdge) EdgeJSON {
@@ -200,5 +201,23 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 			Incoming: nb.Incoming, Edge: toEdgeJSON(nb.Edge)})
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// GraphHistoryResponse is the reply of GET /api/v1/graph/history.
+type GraphHistoryResponse struct {
+	Nodes   []NodeJSON `json:"nodes"`
+	Records []EdgeJSON `json:"records"`
+}
+
+// graphHistory: user_id, agent_id → every node and belief record, for a
+// timeline that scrubs without asking again.
+func (s *Server) graphHistory(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	h, err := s.mem.GraphHistory(r.Context(), q.Get("user_id"), q.Get("agent_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, GraphHistoryResponse{Nodes: mapAll(h.Nodes, toNodeJSON), Records: mapAll(h.Records, toEdgeJSON)})
 	return nil
 }

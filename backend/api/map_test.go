@@ -86,3 +86,40 @@ func TestMindPalaceFeeds(t *testing.T) {
 		}
 	}
 }
+
+// The history carries every record of a relation, ended ones too, so a
+// timeline can show any moment without asking again.
+func TestGraphHistory(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	id := a.post("/api/v1/add", map[string]any{"text": "Alice works at Acme, then Globex", "user_id": "alice"}, 200)["memory_id"].(string)
+	ctx := context.Background()
+	for _, to := range []string{"Acme", "Globex"} {
+		if _, err := a.mem.LearnRelation(ctx, memory.RelationInput{Owner: memory.Owner{UserID: "alice"}, From: "Alice", To: to,
+			Relation: "works at", Exclusive: true, Turns: []string{id}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hr := a.do(req{path: "/api/v1/graph/history?user_id=alice"})
+	if hr.status != 200 {
+		t.Fatalf("history: %d %s", hr.status, hr.body)
+	}
+	h := hr.json(t)
+	nodes, records := h["nodes"].([]any), h["records"].([]any)
+	// Acme's first record (expired when Globex came), its closed copy, Globex.
+	if len(nodes) != 3 || len(records) != 3 {
+		t.Fatalf("history: %v", h)
+	}
+	ids := map[string]bool{}
+	for _, n := range nodes {
+		ids[n.(map[string]any)["id"].(string)] = true
+	}
+	for _, r := range records {
+		r := r.(map[string]any)
+		if !ids[r["from"].(string)] || !ids[r["to"].(string)] {
+			t.Errorf("record with an unknown node: %v", r)
+		}
+	}
+	if b := a.do(req{path: "/api/v1/graph/history?user_id=bob"}).json(t); len(b["records"].([]any)) != 0 {
+		t.Errorf("bob: %v", b)
+	}
+}

@@ -61,6 +61,7 @@ func (s *Server) register() {
 		{"GET", "/api/v1/egress", s.egress},                   // limit
 		{"GET", "/api/v1/graph-as-of", s.graphAsOf},           // ts, axis, n, user_id, agent_id
 		{"GET", "/api/v1/graph/changes", s.graphChanges},      // from, to, user_id, agent_id
+		{"GET", "/api/v1/graph/history", s.graphHistory},      // user_id, agent_id: every node and record
 		{"GET", "/api/v1/graph", s.graph},                     // node, user_id, agent_id
 		{"POST", "/api/v1/graph", s.graph},                    // same, as a JSON body
 		{"GET", "/api/v1/edges", s.edges},                     // n, k_semantic, user_id, agent_id: the Mind Palace feed
