@@ -5,6 +5,7 @@ import type {
   Day,
   Detail,
   EgressCall,
+  GraphHistory,
   KeyStatus,
   ModelInfo,
   ListPage,
@@ -181,3 +182,8 @@ export const installModel = (name: string) =>
   request<unknown>(`/models/${encodeURIComponent(name)}/install`, json('POST'));
 
 export const timeline = (days = 30) => request<{ days: Day[] }>(`/stats/timeline?days=${days}`);
+
+export const graphHistory = (user_id = '') =>
+  request<GraphHistory>(`/graph/history${user_id ? `?user_id=${encodeURIComponent(user_id)}` : ''}`);
+export const digestNow = () =>
+  request<{ digest_ok: boolean; reason?: string; report?: { clusters_run: number; edges: number } }>('/digest', json('POST'));

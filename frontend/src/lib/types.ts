@@ -216,3 +216,30 @@ export interface Day {
   added: Partial<Record<LayerId, number>>;
   llm_calls: Record<string, number>;
 }
+
+export interface GraphNode {
+  id: string;
+  label: string;
+  type: string;
+  created_at: number;
+  strength: number;
+  degree?: number;
+}
+
+/** One belief record of a relation (times in Unix seconds; 0 = unknown or not expired). */
+export interface GraphRecord {
+  id: string;
+  from: string;
+  to: string;
+  relation: string;
+  valid_from: number;
+  valid_to: number;
+  learned_at: number;
+  recorded_at: number;
+  expired_at: number;
+}
+
+export interface GraphHistory {
+  nodes: GraphNode[];
+  records: GraphRecord[];
+}

@@ -1,0 +1,68 @@
+// The Mind Palace in Chromium against a server whose graph holds
+// "Alice works at Acme" (from 2024-01-10) and "Alice works at Globex"
+// (from 2025-03-01, which ended Acme). Moves the playhead and checks the
+// relations shown exactly, on both axes; opens a node's card.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const SHOTS = process.env.E2E_SHOTS || '/tmp/hyatlas-shots';
+mkdirSync(SHOTS, { recursive: true });
+const profile = mkdtempSync(join(tmpdir(), 'hyatlas-palace-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  viewport: { width: 1200, height: 1000 },
+});
+const page = context.pages()[0] ?? (await context.newPage());
+page.setDefaultTimeout(15_000);
+page.on('pageerror', (e) => console.error('page error:', e.message));
+
+async function at(date) {
+  const secs = date === 'now' ? Math.floor(Date.now() / 1000) + 60 : Math.floor(Date.parse(date) / 1000);
+  await page.evaluate((s) => {
+    const el = document.querySelector('[data-testid="mp-playhead"]');
+    el.max = String(Math.max(Number(el.max), s));
+    el.min = String(Math.min(Number(el.min), s));
+    el.value = String(s);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, secs);
+  await page.waitForTimeout(100);
+  return (await page.locator('[data-testid="mp-relations"] li').allTextContents()).map((s) => s.split(/\s+(from|until)\s/)[0].trim()).sort();
+}
+
+function same(got, want, what) {
+  if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`${what}: ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+}
+
+try {
+  await page.goto(process.env.HYATLAS_URL);
+  await page.click('[data-testid="nav-palace"]');
+  await page.locator('[data-testid="mp-canvas"]').waitFor();
+
+  await page.check('[data-testid="mp-axis-valid"]');
+  same(await at('2023-06-01'), [], 'valid axis, 2023-06');
+  same(await at('2024-06-01'), ['Alice works at Acme'], 'valid axis, 2024-06');
+  same(await at('2025-06-01'), ['Alice works at Globex'], 'valid axis, 2025-06');
+
+  await page.check('[data-testid="mp-axis-recorded"]');
+  same(await at('2024-06-01'), [], 'recorded axis before anything was learned');
+  same(await at('now'), ['Alice works at Acme', 'Alice works at Globex'], 'recorded axis now (Acme held, closed in March 2025)');
+  await page.screenshot({ path: join(SHOTS, 'palace.png'), fullPage: true });
+
+  await page.locator('[data-testid="mp-relations"] li button', { hasText: 'Alice' }).first().click();
+  const card = page.locator('[data-testid="mp-card"]');
+  await card.waitFor();
+  await page.locator('[data-testid="mp-evidence"] li', { hasText: 'Acme' }).first().waitFor();
+  await page.locator('[data-testid="mp-evidence"] li', { hasText: 'Globex' }).first().waitFor();
+  console.log('PASS palace e2e');
+} catch (err) {
+  await page.screenshot({ path: join(SHOTS, 'failed-palace.png'), fullPage: true }).catch(() => {});
+  console.error(`FAIL palace e2e: ${err.message}`);
+  process.exitCode = 1;
+} finally {
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { changeTimes, layout, step, visibleAt } from './graph';
+import type { GraphRecord } from './types';
+
+const rec = (p: Partial<GraphRecord>): GraphRecord => ({
+  id: 'r', from: 'a', to: 'b', relation: 'works at', valid_from: 0, valid_to: 0, learned_at: 100, recorded_at: 100, expired_at: 0, ...p,
+});
+
+describe('the Mind Palace rules', () => {
+  // Acme from 10 until 50 (ended when Globex was learned at 200); Globex from 50.
+  const acmeOld = rec({ id: 'acme', to: 'acme', valid_from: 10, recorded_at: 100, learned_at: 100, expired_at: 200 });
+  const acme = rec({ id: 'acme', to: 'acme', valid_from: 10, valid_to: 50, recorded_at: 200, learned_at: 100 });
+  const globex = rec({ id: 'globex', to: 'globex', valid_from: 50, recorded_at: 200, learned_at: 200 });
+  const all = [acmeOld, acme, globex];
+  const shown = (axis: 'recorded' | 'valid', t: number) => all.filter((r) => visibleAt(r, axis, t)).map((r) => `${r.to}@${r.recorded_at}`);
+
+  it.each([
+    ['recorded', 50, []],
+    ['recorded', 150, ['acme@100']],
+    ['recorded', 250, ['acme@200', 'globex@200']],
+    ['valid', 5, []],
+    ['valid', 20, ['acme@200']],
+    ['valid', 60, ['globex@200']],
+  ] as const)('%s at %d shows %j', (axis, t, want) => expect(shown(axis, t)).toEqual(want));
+
+  it('steps through the changes of an axis', () => {
+    expect(changeTimes(all, 'recorded')).toEqual([100, 200]);
+    expect(changeTimes(all, 'valid')).toEqual([10, 50]);
+    expect(step([10, 50], 20, 1)).toBe(50);
+    expect(step([10, 50], 20, -1)).toBe(10);
+    expect(step([10, 50], 60, 1)).toBe(60);
+  });
+
+  it('lays out every node once, deterministically, inside [-1, 1]', () => {
+    const nodes = ['a', 'acme', 'globex'].map((id) => ({ id, label: id, type: 'other', created_at: 0, strength: 0.5 }));
+    const p1 = layout(nodes, all);
+    const p2 = layout(nodes, all);
+    expect([...p1.entries()]).toEqual([...p2.entries()]);
+    for (const p of p1.values()) {
+      expect(Math.abs(p.x)).toBeLessThanOrEqual(1);
+      expect(Math.abs(p.y)).toBeLessThanOrEqual(1);
+    }
+    expect(p1.size).toBe(3);
+  });
+});
