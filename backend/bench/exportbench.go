@@ -59,30 +59,13 @@ func RunExport(ctx context.Context, o ExportOptions) error {
 	if progress == nil {
 		progress = io.Discard
 	}
-	tmp, err := os.MkdirTemp("", "hyatlas-bench-export-")
+	st, err := seedStore(ctx, "export", o.Embed, n, progress)
 	if err != nil {
-		return fmt.Errorf("make temporary directory: %w", err)
+		return err
 	}
-	defer os.RemoveAll(tmp)
-	kind := o.Embed
-	emb, closeEmb, err := openBenchEmbedder(kind, filepath.Join(tmp, "cache"))
-	if err != nil && kind == "" {
-		kind = "hash"
-		emb, closeEmb, err = openBenchEmbedder(kind, "")
-	}
-	if err != nil {
-		return fmt.Errorf("embedder %q: %w", o.Embed, err)
-	}
-	defer closeEmb()
-	if kind == "" {
-		kind = "glove"
-	}
-	rep := ExportReport{Machine: machine(), Embedder: emb.Info().ID, Memories: n}
-	fmt.Fprintf(progress, "export: seeding %d memories (%s) ...\n", n, rep.Embedder)
-	dir, err := seedWith(ctx, tmp, n, emb, mixedTexts(1, 3, 6, 30, 2, 8))
-	if err != nil {
-		return fmt.Errorf("seed: %w", err)
-	}
+	defer os.RemoveAll(st.tmp)
+	tmp, dir, kind := st.tmp, st.dir, st.kind
+	rep := ExportReport{Machine: machine(), Embedder: st.embedder, Memories: n}
 	full, plain := filepath.Join(tmp, "full.jsonl"), filepath.Join(tmp, "plain.jsonl")
 	err = withEngine(ctx, dir, kind, func(eng *engine.Engine) error {
 		var err error
@@ -205,4 +188,42 @@ func printExport(w io.Writer, r ExportReport) {
 	fmt.Fprintf(w, "%-44s %9.2f %9s %7s\n", "export without vectors", r.ExportPlain, "", "")
 	fmt.Fprintf(w, "%-44s %9.2f %9s %7s\n", "import without vectors (durable)", r.ImportPlain, "", "")
 	fmt.Fprintf(w, "%-44s %9.2f %9s %7s\n", "  then re-embedding every row", r.Reembed, "", "")
+}
+
+// seededStore is a temporary folder with a store of synthetic memories.
+type seededStore struct {
+	tmp, dir string // the folder (remove it when done) and the store's data dir in it
+	kind     string // the embedder kind the store was seeded with: "glove" or "hash"
+	embedder string // its id
+}
+
+// seedStore opens the embedder (kind "" is GloVe, or the hash embedder
+// when ONNX Runtime does not load) and seeds n synthetic memories with its
+// vectors in a new temporary folder; name labels the progress lines.
+func seedStore(ctx context.Context, name, kind string, n int, progress io.Writer) (seededStore, error) {
+	tmp, err := os.MkdirTemp("", "hyatlas-bench-"+name+"-")
+	if err != nil {
+		return seededStore{}, fmt.Errorf("make temporary directory: %w", err)
+	}
+	s := seededStore{tmp: tmp, kind: kind}
+	emb, closeEmb, err := openBenchEmbedder(kind, filepath.Join(tmp, "cache"))
+	if err != nil && kind == "" {
+		s.kind = "hash"
+		emb, closeEmb, err = openBenchEmbedder(s.kind, "")
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return seededStore{}, fmt.Errorf("embedder %q: %w", kind, err)
+	}
+	defer closeEmb()
+	if s.kind == "" {
+		s.kind = "glove"
+	}
+	s.embedder = emb.Info().ID
+	fmt.Fprintf(progress, "%s: seeding %d memories (%s) ...\n", name, n, s.embedder)
+	if s.dir, err = seedWith(ctx, tmp, n, emb, mixedTexts(1, 3, 6, 30, 2, 8)); err != nil {
+		os.RemoveAll(tmp)
+		return seededStore{}, fmt.Errorf("seed: %w", err)
+	}
+	return s, nil
 }

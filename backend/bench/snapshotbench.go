@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,30 +58,13 @@ func RunSnapshot(ctx context.Context, o SnapshotOptions) error {
 	if progress == nil {
 		progress = io.Discard
 	}
-	tmp, err := os.MkdirTemp("", "hyatlas-bench-snapshot-")
+	st, err := seedStore(ctx, "snapshot", o.Embed, n, progress)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	kind := o.Embed
-	emb, closeEmb, err := openBenchEmbedder(kind, filepath.Join(tmp, "cache"))
-	if err != nil && kind == "" {
-		kind = "hash"
-		emb, closeEmb, err = openBenchEmbedder(kind, "")
-	}
-	if err != nil {
-		return fmt.Errorf("embedder %q: %w", o.Embed, err)
-	}
-	defer closeEmb()
-	if kind == "" {
-		kind = "glove"
-	}
-	rep := SnapshotReport{Machine: machine(), Embedder: emb.Info().ID, Memories: n}
-	fmt.Fprintf(progress, "snapshot: seeding %d memories (%s) ...\n", n, rep.Embedder)
-	dir, err := seedWith(ctx, tmp, n, emb, mixedTexts(1, 3, 6, 30, 2, 8))
-	if err != nil {
-		return fmt.Errorf("seed: %w", err)
-	}
+	defer os.RemoveAll(st.tmp)
+	dir, kind := st.dir, st.kind
+	rep := SnapshotReport{Machine: machine(), Embedder: st.embedder, Memories: n}
 	err = withEngine(ctx, dir, kind, func(eng *engine.Engine) error {
 		stop := make(chan struct{})
 		var slowest atomic.Int64

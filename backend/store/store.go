@@ -157,7 +157,20 @@ func (s *Store) Close() error {
 // write runs fn in the shared write transaction and returns once the
 // transaction holding it has committed (or fn failed).
 func (s *Store) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
-	op := writeOp{ctx: context.WithoutCancel(ctx), fn: fn, done: make(chan error, 1)}
+	return s.submit(ctx, writeOp{fn: fn})
+}
+
+// exclusive runs fn on the write connection with no transaction open and
+// no other write running: writes queued meanwhile wait for it, then go in.
+func (s *Store) exclusive(ctx context.Context, fn func(context.Context) error) error {
+	return s.submit(ctx, writeOp{raw: fn})
+}
+
+// submit queues op for the write loop and waits for its result. Once
+// queued, the op is waited for even if ctx ends: the caller must learn
+// whether it was committed.
+func (s *Store) submit(ctx context.Context, op writeOp) error {
+	op.ctx, op.done = context.WithoutCancel(ctx), make(chan error, 1)
 	s.closeMu.RLock()
 	if s.closed {
 		s.closeMu.RUnlock()
@@ -170,8 +183,6 @@ func (s *Store) write(ctx context.Context, fn func(context.Context, *sql.Tx) err
 		return ctx.Err()
 	}
 	s.closeMu.RUnlock()
-	// Once queued, the write is waited for even if ctx ends: the caller
-	// must learn whether it was committed.
 	return <-op.done
 }
 
@@ -228,25 +239,6 @@ func (s *Store) run(batch []writeOp) {
 // WriteSeq changes after every write the store runs: a copy made after
 // reading it holds every write if it has not changed since.
 func (s *Store) WriteSeq() uint64 { return s.writeSeq.Load() }
-
-// exclusive runs fn on the write connection with no transaction open and
-// no other write running: writes queued meanwhile wait for it, then go in.
-func (s *Store) exclusive(ctx context.Context, fn func(context.Context) error) error {
-	op := writeOp{ctx: context.WithoutCancel(ctx), raw: fn, done: make(chan error, 1)}
-	s.closeMu.RLock()
-	if s.closed {
-		s.closeMu.RUnlock()
-		return ErrClosed
-	}
-	select {
-	case s.ops <- op:
-	case <-ctx.Done():
-		s.closeMu.RUnlock()
-		return ctx.Err()
-	}
-	s.closeMu.RUnlock()
-	return <-op.done
-}
 
 // commit runs a batch in one transaction, each op in its own savepoint:
 // an op that fails is rolled back alone and the others commit. If SQLite
