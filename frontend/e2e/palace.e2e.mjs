@@ -57,6 +57,13 @@ try {
   await card.waitFor();
   await page.locator('[data-testid="mp-evidence"] li', { hasText: 'Acme' }).first().waitFor();
   await page.locator('[data-testid="mp-evidence"] li', { hasText: 'Globex' }).first().waitFor();
+  // Find focuses an entity and opens its card; a kind filter hides its relations.
+  await page.fill('[data-testid="mp-find"]', 'glob');
+  await page.press('[data-testid="mp-find"]', 'Enter');
+  await page.locator('[data-testid="mp-card"] h3', { hasText: 'Globex' }).waitFor();
+  await page.uncheck('label.kind:has-text("organization") input');
+  same((await page.locator('[data-testid="mp-relations"] li').allTextContents()).length, 0, 'relations with organizations hidden');
+  await page.check('label.kind:has-text("organization") input');
   console.log('PASS palace e2e');
 } catch (err) {
   await page.screenshot({ path: join(SHOTS, 'failed-palace.png'), fullPage: true }).catch(() => {});
