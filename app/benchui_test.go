@@ -17,7 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"hyatlas/backend/embed"
+	"hyatlas/backend/memory"
 	"hyatlas/backend/proctest"
+	"hyatlas/backend/store"
+	"hyatlas/backend/vector"
 )
 
 func TestAtlasPerf(t *testing.T) {
@@ -75,4 +79,60 @@ func TestAtlasPerf(t *testing.T) {
 		t.Fatalf("perf run: %v\n%s", err, out)
 	}
 	fmt.Printf("Atlas at %d memories: %s", n, out)
+}
+
+// TestMindPalacePerf measures the Mind Palace with 5,000 entities and
+// 20,000 relations learned over a simulated year (the targets:
+// ≥ 30 frames per second while playing, one step of the playhead ≤ 100 ms).
+// It prints the numbers and asserts only that the page worked.
+func TestMindPalacePerf(t *testing.T) {
+	ctx := context.Background()
+	p := proctest.New(t, os.Getenv("HYATLAS_BIN"), "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+	dataDir := filepath.Join(p.Home, "data")
+	st, err := store.Open(ctx, dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, _ := embed.NewHash(64)
+	svc, err := memory.NewService(memory.Config{Mode: memory.ModeLite, MinScore: -1},
+		memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, GraphStore: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := memory.Owner{UserID: memory.DefaultUserID}
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := st.Insert(ctx, memory.NewRow{Memory: memory.Memory{ID: "mperfturn", Layer: memory.LayerRaw, Owner: owner,
+		Content: "the turn behind every relation", Strength: 0.5, CreatedAt: start, UpdatedAt: start, Extraction: memory.ExtractSkipped}}); err != nil {
+		t.Fatal(err)
+	}
+	const nodes, relations = 5000, 20000
+	kinds := []memory.EntityType{"person", "organization", "project", "tool", "place"}
+	for i := range relations {
+		a, b := (i*7919)%nodes, (i*104729+1)%nodes
+		if a == b {
+			b = (b + 1) % nodes
+		}
+		at := start.Add(time.Duration(i) * 26 * time.Minute)
+		if _, err := svc.LearnRelation(ctx, memory.RelationInput{Owner: owner, From: fmt.Sprintf("entity %d", a),
+			To: fmt.Sprintf("entity %d", b), FromType: kinds[a%5], ToType: kinds[b%5], Relation: "relates to",
+			ValidFrom: at, Turns: []string{"mperfturn"}, At: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.Start("serve")
+	link, err := p.Client().DashboardLink(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "e2e/palace-perf.e2e.mjs")
+	cmd.Dir = "../frontend"
+	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("perf run: %v\n%s", err, out)
+	}
+	fmt.Printf("Mind Palace at %d entities, %d relations: %s", nodes, relations, out)
 }
