@@ -314,7 +314,7 @@ func TestConsolidateIsSingleFlight(t *testing.T) {
 	<-entered
 	wg.Add(1)
 	go func() { defer wg.Done(); reports[1] = r.consolidate(t) }()
-	time.Sleep(50 * time.Millisecond) // let the second caller join (not a timing assertion)
+	time.Sleep(300 * time.Millisecond) // let the second caller join (a wait, not an assertion on time)
 	close(release)
 	wg.Wait()
 	if c.calls() != 1 || reports[0].StartedAt != reports[1].StartedAt || reports[1].ClustersRun != 1 {
