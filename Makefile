@@ -81,9 +81,10 @@ e2e:
 bench: build
 	./$(BIN) bench
 
-## bench-ui: the Atlas at 100,000 memories and the Mind Palace at 5,000 entities in Chromium (prints the numbers)
+## bench-ui: the Atlas at 100,000 memories and the Mind Palace at 5,000 entities in Chromium, and start to window (prints the numbers)
 bench-ui: build
-	HYATLAS_BIN=$(CURDIR)/$(BIN) HYATLAS_ORT_LIB=$(ORT_LIB) $(GO) test -tags benchui -count=1 -v -timeout 30m ./app/ | grep -E "Atlas at|Mind Palace at|FAIL|ok"
+	HYATLAS_BIN=$(CURDIR)/$(BIN) HYATLAS_ORT_LIB=$(ORT_LIB) xvfb-run -a -s '-screen 0 1280x800x24' \
+		$(GO) test -tags benchui -count=1 -v -timeout 30m ./app/ | grep -E "Atlas at|Mind Palace at|Start to window|FAIL|ok"
 
 clean:
 	rm -rf build/bin frontend/dist/app

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,4 +136,51 @@ func TestMindPalacePerf(t *testing.T) {
 		t.Fatalf("perf run: %v\n%s", err, out)
 	}
 	fmt.Printf("Mind Palace at %d entities, %d relations: %s", nodes, relations, out)
+}
+
+// TestStartToWindow measures, five times, from starting the binary to its
+// window showing the live memory count (the target: ≤ 2 s). It
+// needs a display (make bench-ui runs it under Xvfb).
+func TestStartToWindow(t *testing.T) {
+	display := os.Getenv("DISPLAY")
+	if display == "" {
+		t.Fatal("DISPLAY is not set: run under xvfb-run (make bench-ui does)")
+	}
+	var times []time.Duration
+	for range 5 {
+		p := proctest.New(t, os.Getenv("HYATLAS_BIN"), "DISPLAY="+display, "XAUTHORITY="+os.Getenv("XAUTHORITY"),
+			"HYATLAS_MODE=lite")
+		start := time.Now()
+		p.Cmd = exec.Command(p.Binary)
+		p.Cmd.Env = p.Env
+		if err := p.Cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for windowTitleNow() != "HyAtlas · 0 memories" {
+			if time.Since(start) > 30*time.Second {
+				t.Fatal("no window with data after 30 s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		times = append(times, time.Since(start))
+		_ = p.Cmd.Process.Kill()
+		_ = p.Cmd.Wait()
+	}
+	fmt.Printf("Start to window with data: %v (five starts)\n", times)
+}
+
+// windowTitleNow is the title of the window named HyAtlas that shows the
+// count, if any (GTK makes helper windows with the same name).
+func windowTitleNow() string {
+	ids, err := exec.Command("xdotool", "search", "--name", "^HyAtlas").Output()
+	if err != nil {
+		return ""
+	}
+	for _, id := range strings.Fields(string(ids)) {
+		name, err := exec.Command("xdotool", "getwindowname", id).Output()
+		if err == nil && strings.Contains(string(name), "·") {
+			return strings.TrimSpace(string(name))
+		}
+	}
+	return ""
 }
