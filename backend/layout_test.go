@@ -10,7 +10,7 @@ import (
 
 // adapters are the packages that implement the domain's seams; none may
 // import another (only engine and the command layer know them all).
-var adapters = []string{"store", "vector", "embed", "api", "config", "events", "models", "llm", "secrets", "extract", "workspace", "snapshot", "autostart"}
+var adapters = []string{"store", "vector", "embed", "api", "config", "events", "models", "llm", "secrets", "extract", "workspace", "snapshot", "autostart", "hermes"}
 
 func TestDependencyRule(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{join .Deps \" \"}}", "hyatlas/...").Output()

@@ -18,6 +18,7 @@ type RememberRequest struct {
 	UserID   string            `json:"user_id"`
 	AgentID  string            `json:"agent_id"`
 	Metadata map[string]string `json:"metadata"`
+	Source   string            `json:"source"` // manual (default), hermes:memory_tool, ...
 }
 
 func (s *Server) remember(w http.ResponseWriter, r *http.Request) error {
@@ -27,7 +28,7 @@ func (s *Server) remember(w http.ResponseWriter, r *http.Request) error {
 	}
 	m, err := s.mem.Remember(r.Context(), memory.RememberInput{Content: req.Content, Layer: req.Layer,
 		Category: req.Category, Strength: req.Strength, Owner: memory.Owner{UserID: req.UserID, AgentID: req.AgentID},
-		Metadata: req.Metadata})
+		Metadata: req.Metadata, Source: req.Source})
 	if err != nil {
 		return err
 	}

@@ -30,9 +30,10 @@ type apiRig struct {
 }
 
 type rigOpts struct {
-	auth  bool
-	admin bool
-	hosts []string
+	auth   bool
+	admin  bool
+	hosts  []string
+	hermes api.Hermes
 }
 
 func newAPI(t *testing.T, o rigOpts) *apiRig {
@@ -55,7 +56,8 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 		"assets/app.js": {Data: []byte("console.log(1)")},
 	}
 	s := api.New(api.Config{BindHost: "127.0.0.1", AllowedHosts: o.hosts, Auth: o.auth, Token: testToken,
-		Version: "test", DataDir: "/data", Started: time.Now(), Assets: assets, Subscribe: bus.Subscribe}, mem, mem.Flush)
+		Version: "test", DataDir: "/data", Started: time.Now(), Assets: assets, Subscribe: bus.Subscribe,
+		Hermes: o.hermes}, mem, mem.Flush)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &apiRig{srv: srv, api: s, mem: mem, t: t}

@@ -43,11 +43,15 @@ func (s *Server) register() {
 		{"POST", "/api/v1/snapshots/{id}/verify", s.verifySnapshot},
 		{"POST", "/api/v1/snapshots/{id}/restore", s.restoreSnapshot}, // verified first; undo: restore the before-restore one
 		{"GET", "/api/v1/tools", s.listTools},
-		{"POST", "/api/v1/tools/{name}", s.callTool},  // the tool's arguments; user_id, agent_id in the query                   // user_id, agent_id, limit: the Persistent Memory block
-		{"POST", "/api/v1/feedback", s.feedback},      // used: ids of recalled memories a reply used
-		{"POST", "/api/v1/forget", s.forget},          // text, user_id, agent_id, contains, reason
-		{"POST", "/api/v1/delete_all", s.deleteAll},   // id, layer, user_id, agent_id, all, confirm
-		{"DELETE", "/api/v1/delete_all", s.deleteAll}, // same
+		{"POST", "/api/v1/tools/{name}", s.callTool},                         // the tool's arguments; user_id, agent_id in the query                   // user_id, agent_id, limit: the Persistent Memory block
+		{"POST", "/api/v1/feedback", s.feedback},                             // used: ids of recalled memories a reply used
+		{"POST", "/api/v1/forget", s.forget},                                 // text, user_id, agent_id, contains, reason
+		{"POST", "/api/v1/session/end", s.endSession},                        // user_id, agent_id, session_id: close the episode now
+		{"GET", "/api/v1/hermes", s.hermesVerb(Hermes.Status)},               // profile: the plugin's state in Hermes
+		{"POST", "/api/v1/hermes/install", s.hermesVerb(Hermes.Install)},     // profile: install and activate
+		{"POST", "/api/v1/hermes/uninstall", s.hermesVerb(Hermes.Uninstall)}, // profile: remove, restore the provider
+		{"POST", "/api/v1/delete_all", s.deleteAll},                          // id, layer, user_id, agent_id, all, confirm
+		{"DELETE", "/api/v1/delete_all", s.deleteAll},                        // same
 		{"POST", "/api/v1/flush", s.flushNow},
 		{"POST", "/api/v1/reprocess", s.reprocess},       // ids, max; 202, queued
 		{"POST", "/api/v1/digest", s.digest},             // a consolidation pass now; its report

@@ -52,6 +52,8 @@ type Config struct {
 	// Digest runs a consolidation pass detached from the request (nil:
 	// /api/v1/digest answers that no pass can run).
 	Digest func(context.Context) (memory.ConsolidationReport, error)
+	// Hermes connects the Hermes agent (nil: /api/v1/hermes answers 503).
+	Hermes Hermes
 }
 
 // Server holds the API's dependencies.
@@ -67,6 +69,8 @@ type Server struct {
 	stopping chan struct{} // closed by Stop: long-lived streams end
 	stopOnce sync.Once
 	window   atomic.Pointer[func()] // shows the desktop window; nil when headless
+
+	hermesSeen atomic.Int64 // unix ms of the Hermes plugin's last call; 0 never
 }
 
 // SetWindow sets what shows the desktop window (nil: there is none, the
@@ -150,6 +154,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, inProcess bool) {
 			"missing or wrong token: send Authorization: Bearer <token> (hyatlas token prints it)"))
 		return
 	}
+	s.noteHermes(r)
 	s.mux.ServeHTTP(w, r)
 }
 

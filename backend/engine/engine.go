@@ -187,7 +187,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLM.Base, LLMModel: cfg.LLM.Model,
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
 		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x}, Digest: e.Digest,
-		Snapshots: snapshotsAPI{e}, Autostart: autostartEntry(),
+		Snapshots: snapshotsAPI{e}, Autostart: autostartEntry(), Hermes: hermesAPI{NewHermesInstaller(cfg)},
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()
@@ -297,6 +297,9 @@ func (e *Engine) Listen() (string, error) {
 		return "", fmt.Errorf("listen on %s: %w (is HyAtlas already running?)", e.Config.Addr(), err)
 	}
 	e.listener = ln
+	if err := e.writeDiscovery(ln); err != nil {
+		e.log.Warn("the discovery file for agents was not written; the Hermes plugin cannot find this instance", "err", err)
+	}
 	// Requests live inside the engine's context: a blocking extraction
 	// still running when Close gives up waiting is cancelled (its write
 	// stays queued) instead of outliving the store.

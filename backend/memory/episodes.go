@@ -262,3 +262,22 @@ func (s *Service) insertGenerated(ctx context.Context, c Changes, m Memory) erro
 	s.applyToIndex(c)
 	return nil
 }
+
+// EndSession closes the owner's open episode at once, as an agent's session
+// ended (Hermes's on_session_end): its summary is written by the next
+// housekeeping pass instead of after the idle gap. false when the owner had
+// no open episode, or episodes are not kept (no LLM, or the gap is 0).
+func (s *Service) EndSession(ctx context.Context, o Owner) (bool, error) {
+	owner, err := cleanOwner(o)
+	if err != nil {
+		return false, err
+	}
+	if s.xstore == nil || !s.cfg.Mode.UsesLLM() || s.cfg.Extraction.EpisodeGap <= 0 {
+		return false, nil
+	}
+	closed, err := s.xstore.CloseEpisode(ctx, owner)
+	if err != nil {
+		return false, fmt.Errorf("end session: %w", err)
+	}
+	return closed, nil
+}

@@ -77,6 +77,34 @@ func TestHousekeep_EpisodeSummaryAndNowPage(t *testing.T) {
 	}
 }
 
+// An agent ending its session (Hermes's on_session_end) closes the episode
+// at once: the next pass summarises it without waiting for the idle gap.
+func TestEndSession_ClosesTheEpisodeNow(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "Kestrel ships on Fridays", Label: "project_state"}}}))
+	x.summarize = func(req memory.SummaryRequest) (string, error) {
+		return "summary of " + strings.Join(req.Texts, " | "), nil
+	}
+	ctx := context.Background()
+	r.write(t, "Kestrel release planning", "u1")
+	r.write(t, "Kestrel ships on Fridays from now on", "u1")
+	if res, _ := r.svc.Housekeep(ctx); res.Episodes != 0 {
+		t.Fatalf("an open episode was summarised: %+v", res)
+	}
+	if closed, err := r.svc.EndSession(ctx, memory.Owner{UserID: "u2"}); err != nil || closed {
+		t.Fatalf("another owner's session end: %v %v", closed, err)
+	}
+	if closed, err := r.svc.EndSession(ctx, memory.Owner{UserID: "u1"}); err != nil || !closed {
+		t.Fatalf("end session: %v %v", closed, err)
+	}
+	if res, err := r.svc.Housekeep(ctx); err != nil || res.Episodes != 1 {
+		t.Fatalf("after the session ended: %+v %v, want its episode summarised", res, err)
+	}
+	if closed, _ := r.svc.EndSession(ctx, memory.Owner{UserID: "u1"}); closed {
+		t.Error("a second session end closed something")
+	}
+}
+
 func TestReconcile_UpdateSupersedeLink(t *testing.T) {
 	cfg := extractCfg()
 	cfg.Extraction.Reconcile = true

@@ -279,6 +279,9 @@ type ExtractionStore interface {
 	// and returns every closed episode that still needs its summary.
 	DueEpisodes(ctx context.Context, idleBefore time.Time) ([]Episode, error)
 	SetEpisodeSummary(ctx context.Context, seq int64, summaryID string) error
+	// CloseEpisode ends the owner's open episode now (its summary becomes
+	// due); false when it had none.
+	CloseEpisode(ctx context.Context, o Owner) (bool, error)
 }
 
 // Changes is one atomic set of writes (an extraction's promotion).

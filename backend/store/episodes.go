@@ -64,6 +64,24 @@ func (s *Store) DueEpisodes(ctx context.Context, idleBefore time.Time) ([]memory
 	return out, nil
 }
 
+// CloseEpisode closes the owner's open episode; false when there was none.
+func (s *Store) CloseEpisode(ctx context.Context, o memory.Owner) (bool, error) {
+	var n int64
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE episodes SET state = 'closed' WHERE user_id = ? AND agent_id = ?
+			AND state = 'open'`, o.UserID, o.AgentID)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("close episode: %w", err)
+	}
+	return n > 0, nil
+}
+
 // SetEpisodeSummary marks an episode summarised by the given L4 row.
 func (s *Store) SetEpisodeSummary(ctx context.Context, seq int64, summaryID string) error {
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {

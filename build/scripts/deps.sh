@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 # Debian packages: the WebKitGTK/GTK build headers, and for the tests a
 # virtual X server, D-Bus sessions, xdotool (reads the window title) and
 # Chromium (drives the dashboard).
-packages=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool dbus dbus-x11 gnome-keyring chromium curl)
+packages=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev xvfb xauth xdotool dbus dbus-x11 gnome-keyring chromium curl python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

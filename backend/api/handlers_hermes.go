@@ -1,0 +1,91 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// HermesUserAgent starts the User-Agent of the Hermes plugin's calls; the
+// API notes when it last heard from it.
+const HermesUserAgent = "hyatlas-hermes/"
+
+// Hermes installs the Hermes plugin into a Hermes home and reports its
+// state (the engine wires backend/hermes). profile "" is the active home.
+type Hermes interface {
+	Status(profile string) (HermesState, error)
+	Install(profile string) (HermesState, error)
+	Uninstall(profile string) (HermesState, error)
+}
+
+// HermesState is the reply of /api/v1/hermes and its verbs.
+type HermesState struct {
+	HermesHome       string     `json:"hermes_home"`
+	HomeExists       bool       `json:"home_exists"`
+	Installed        bool       `json:"installed"`
+	Active           bool       `json:"active"`
+	Provider         string     `json:"provider"`
+	PluginVersion    string     `json:"plugin_version"`
+	BundledVersion   string     `json:"bundled_version"`
+	Outdated         bool       `json:"outdated"`
+	PreviousProvider string     `json:"previous_provider"`
+	PreviousSet      bool       `json:"previous_set"`
+	LastContact      *time.Time `json:"last_contact"` // the plugin's last call since the app started
+	Message          string     `json:"message,omitempty"`
+}
+
+// noteHermes records a call from the Hermes plugin.
+func (s *Server) noteHermes(r *http.Request) {
+	if strings.HasPrefix(r.Header.Get("User-Agent"), HermesUserAgent) {
+		s.hermesSeen.Store(time.Now().UnixMilli())
+	}
+}
+
+func (s *Server) hermesVerb(verb func(Hermes, string) (HermesState, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if s.cfg.Hermes == nil {
+			return memory.Errorf(memory.EUNAVAILABLE, "connecting Hermes is not available in this build")
+		}
+		var req struct {
+			Profile string `json:"profile"`
+		}
+		if r.Method == http.MethodGet {
+			req.Profile = r.URL.Query().Get("profile")
+		} else if err := decodeJSON(r, &req, true, true); err != nil {
+			return err
+		}
+		st, err := verb(s.cfg.Hermes, strings.TrimSpace(req.Profile))
+		if err != nil {
+			return memory.Errorf(memory.ECONFLICT, "%v", err)
+		}
+		if ms := s.hermesSeen.Load(); ms > 0 {
+			t := time.UnixMilli(ms).UTC()
+			st.LastContact = &t
+		}
+		writeJSON(w, http.StatusOK, st)
+		return nil
+	}
+}
+
+// EndSessionRequest is the body of POST /api/v1/session/end.
+type EndSessionRequest struct {
+	UserID    string `json:"user_id"`
+	AgentID   string `json:"agent_id"`
+	SessionID string `json:"session_id"`
+}
+
+// endSession closes the owner's open episode: an agent's session ended.
+func (s *Server) endSession(w http.ResponseWriter, r *http.Request) error {
+	var req EndSessionRequest
+	if err := decodeJSON(r, &req, true, true); err != nil {
+		return err
+	}
+	closed, err := s.mem.EndSession(r.Context(), memory.Owner{UserID: req.UserID, AgentID: req.AgentID})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"closed": closed})
+	return nil
+}

@@ -1,0 +1,350 @@
+package hermes
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+//go:embed all:plugin
+var pluginFiles embed.FS
+
+// installsFile records, per Hermes home, what memory.provider was before
+// the install (in the app's config directory).
+const installsFile = "hermes-installs.json"
+
+var pluginVersionLine = regexp.MustCompile(`(?m)^version:\s*"?([^"\s]+)"?\s*$`)
+
+// PluginVersion is the version of the embedded plugin (from its plugin.yaml).
+func PluginVersion() string {
+	b, err := pluginFiles.ReadFile("plugin/plugin.yaml")
+	if err != nil {
+		return ""
+	}
+	return versionOf(b)
+}
+
+func versionOf(pluginYAML []byte) string {
+	if m := pluginVersionLine.FindSubmatch(pluginYAML); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// Installer installs the plugin into Hermes homes. ConfigDir is the app's
+// config directory (the discovery file and the install records live
+// there); Discovery is written there when no discovery file exists yet,
+// so the plugin is available before the app first runs.
+type Installer struct {
+	ConfigDir string
+	Discovery Discovery
+	Now       func() time.Time
+
+	mu sync.Mutex // one install or uninstall at a time
+}
+
+// Status is what Settings and `hyatlas hermes status` show.
+type Status struct {
+	HermesHome       string `json:"hermes_home"`
+	HomeExists       bool   `json:"home_exists"`
+	Installed        bool   `json:"installed"`         // the plugin's files are there
+	Active           bool   `json:"active"`            // memory.provider is hyatlas
+	Provider         string `json:"provider"`          // memory.provider now ("" = built-in only)
+	PluginVersion    string `json:"plugin_version"`    // installed ("" when not installed)
+	BundledVersion   string `json:"bundled_version"`   // what this app would install
+	Outdated         bool   `json:"outdated"`          // installed and older than bundled
+	PreviousProvider string `json:"previous_provider"` // what uninstall restores
+	PreviousSet      bool   `json:"previous_set"`      // false: uninstall removes the key
+	Message          string `json:"message,omitempty"` // what an install or uninstall did
+}
+
+// install is one record of installs.json.
+type install struct {
+	PreviousProvider string    `json:"previous_provider"`
+	PreviousSet      bool      `json:"previous_set"`
+	InstalledAt      time.Time `json:"installed_at"`
+	Version          string    `json:"version"`
+}
+
+// PluginDir is where the plugin lives in a Hermes home.
+func PluginDir(home string) string { return filepath.Join(home, "plugins", PluginName) }
+
+// Status reports the plugin's state in home.
+func (in *Installer) Status(home string) (Status, error) {
+	home, err := cleanHome(home)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{HermesHome: home, BundledVersion: PluginVersion()}
+	if fi, err := os.Stat(home); err == nil && fi.IsDir() {
+		st.HomeExists = true
+	}
+	if b, err := os.ReadFile(filepath.Join(PluginDir(home), "plugin.yaml")); err == nil {
+		st.Installed = true
+		st.PluginVersion = versionOf(b)
+		st.Outdated = st.PluginVersion != st.BundledVersion
+	}
+	cfg, err := readConfig(home)
+	if err != nil {
+		return st, err
+	}
+	if p, ok, err := MemoryProvider(cfg); err != nil {
+		return st, err
+	} else if ok {
+		st.Provider = p
+		st.Active = p == PluginName
+	}
+	recs, err := in.records()
+	if err != nil {
+		return st, err
+	}
+	if r, ok := recs[home]; ok {
+		st.PreviousProvider, st.PreviousSet = r.PreviousProvider, r.PreviousSet
+	}
+	return st, nil
+}
+
+// Install writes the plugin into home (replacing an older copy), records
+// the current memory.provider and sets it to hyatlas. A missing home or
+// config.yaml is created. Nothing is changed when config.yaml cannot be
+// edited safely.
+func (in *Installer) Install(home string) (Status, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	home, err := cleanHome(home)
+	if err != nil {
+		return Status{}, err
+	}
+	cfg, err := readConfig(home)
+	if err != nil {
+		return Status{}, err
+	}
+	edited, err := SetMemoryProvider(cfg, PluginName)
+	if err != nil {
+		return Status{}, err
+	}
+	prev, prevSet, err := MemoryProvider(cfg)
+	if err != nil {
+		return Status{}, err
+	}
+	recs, err := in.records()
+	if err != nil {
+		return Status{}, err
+	}
+	if old, ok := recs[home]; ok && prev == PluginName {
+		prev, prevSet = old.PreviousProvider, old.PreviousSet // a reinstall keeps the first record
+	} else if prev == PluginName {
+		prev, prevSet = "", false
+	}
+	if err := os.MkdirAll(filepath.Join(home, "plugins"), 0o700); err != nil {
+		return Status{}, fmt.Errorf("create %s: %w", filepath.Join(home, "plugins"), err)
+	}
+	if err := in.writeDiscoveryIfMissing(); err != nil {
+		return Status{}, err
+	}
+	if err := in.writePlugin(home); err != nil {
+		return Status{}, err
+	}
+	recs[home] = install{PreviousProvider: prev, PreviousSet: prevSet, InstalledAt: in.now(), Version: PluginVersion()}
+	if err := in.saveRecords(recs); err != nil {
+		return Status{}, err
+	}
+	if err := writeConfig(home, edited); err != nil {
+		return Status{}, err
+	}
+	st, err := in.Status(home)
+	was := "Hermes used its built-in memory only"
+	if prevSet && prev != "" {
+		was = "it was " + prev
+	}
+	st.Message = fmt.Sprintf("Installed in %s and set memory.provider to %s (%s; uninstall puts that back). It takes effect from the next Hermes session.",
+		PluginDir(home), PluginName, was)
+	return st, err
+}
+
+// Uninstall removes the plugin from home and, when memory.provider is
+// still hyatlas, puts back what it was before the install.
+func (in *Installer) Uninstall(home string) (Status, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	home, err := cleanHome(home)
+	if err != nil {
+		return Status{}, err
+	}
+	recs, err := in.records()
+	if err != nil {
+		return Status{}, err
+	}
+	rec, hadRecord := recs[home]
+	cfg, err := readConfig(home)
+	if err != nil {
+		return Status{}, err
+	}
+	cur, curSet, err := MemoryProvider(cfg)
+	if err != nil {
+		return Status{}, err
+	}
+	var msg string
+	switch {
+	case !curSet || cur != PluginName:
+		msg = fmt.Sprintf("memory.provider is %q now, not %s: left as it is.", cur, PluginName)
+	default:
+		var edited []byte
+		if hadRecord && rec.PreviousSet {
+			edited, err = SetMemoryProvider(cfg, rec.PreviousProvider)
+			msg = fmt.Sprintf("memory.provider is %q again.", rec.PreviousProvider)
+		} else {
+			edited, err = RemoveMemoryProvider(cfg)
+			msg = "memory.provider removed: Hermes uses its built-in memory only."
+		}
+		if err != nil {
+			return Status{}, err
+		}
+		if err := writeConfig(home, edited); err != nil {
+			return Status{}, err
+		}
+	}
+	if err := os.RemoveAll(PluginDir(home)); err != nil {
+		return Status{}, fmt.Errorf("remove %s: %w", PluginDir(home), err)
+	}
+	delete(recs, home)
+	if err := in.saveRecords(recs); err != nil {
+		return Status{}, err
+	}
+	st, err := in.Status(home)
+	st.Message = "Removed " + PluginDir(home) + "; " + msg + " Your memories stay in HyAtlas."
+	return st, err
+}
+
+// writePlugin writes the embedded files into a fresh directory next to the
+// plugin's and swaps it in, so Hermes never loads half a plugin.
+func (in *Installer) writePlugin(home string) error {
+	dst := PluginDir(home)
+	tmp, err := os.MkdirTemp(filepath.Dir(dst), "."+PluginName+".new-")
+	if err != nil {
+		return fmt.Errorf("install the plugin: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	err = fs.WalkDir(pluginFiles, "plugin", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, "plugin"), "/")
+		if rel == "" {
+			return nil
+		}
+		if strings.Contains(rel, "__pycache__") {
+			return fs.SkipDir
+		}
+		out := filepath.Join(tmp, filepath.FromSlash(rel))
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := pluginFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		return fmt.Errorf("install the plugin: %w", err)
+	}
+	conn, err := json.MarshalIndent(map[string]string{
+		"discovery": filepath.Join(in.ConfigDir, DiscoveryFile),
+		"installed": in.now().UTC().Format(time.RFC3339),
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "connection.json"), append(conn, '\n'), 0o600); err != nil {
+		return fmt.Errorf("install the plugin: %w", err)
+	}
+	old := dst + ".old"
+	_ = os.RemoveAll(old)
+	if err := os.Rename(dst, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("replace %s: %w", dst, err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		_ = os.Rename(old, dst)
+		return fmt.Errorf("install the plugin: %w", err)
+	}
+	return os.RemoveAll(old)
+}
+
+func (in *Installer) writeDiscoveryIfMissing() error {
+	if _, err := os.Stat(filepath.Join(in.ConfigDir, DiscoveryFile)); err == nil {
+		return nil
+	}
+	d := in.Discovery
+	d.Written = in.now().UTC()
+	return WriteDiscovery(in.ConfigDir, d)
+}
+
+func (in *Installer) records() (map[string]install, error) {
+	recs := map[string]install{}
+	b, err := os.ReadFile(filepath.Join(in.ConfigDir, installsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return recs, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the Hermes install records: %w", err)
+	}
+	if err := json.Unmarshal(b, &recs); err != nil {
+		return nil, fmt.Errorf("read the Hermes install records (%s): %w", filepath.Join(in.ConfigDir, installsFile), err)
+	}
+	return recs, nil
+}
+
+func (in *Installer) saveRecords(recs map[string]install) error {
+	b, err := json.MarshalIndent(recs, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(in.ConfigDir, 0o700); err != nil {
+		return fmt.Errorf("save the Hermes install records: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(in.ConfigDir, installsFile), append(b, '\n'), 0o600)
+}
+
+func (in *Installer) now() time.Time {
+	if in.Now != nil {
+		return in.Now()
+	}
+	return time.Now()
+}
+
+func cleanHome(home string) (string, error) {
+	if home == "" || !filepath.IsAbs(home) {
+		return "", fmt.Errorf("the Hermes home must be an absolute path, not %q", home)
+	}
+	return filepath.Clean(home), nil
+}
+
+func readConfig(home string) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(home, "config.yaml"), err)
+	}
+	return b, nil
+}
+
+// writeConfig replaces config.yaml atomically, keeping its mode.
+func writeConfig(home string, b []byte) error {
+	p := filepath.Join(home, "config.yaml")
+	mode := os.FileMode(0o600)
+	if fi, err := os.Stat(p); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return writeFileAtomic(p, b, mode)
+}

@@ -1,0 +1,199 @@
+package hermes
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func newInstaller(t *testing.T) *Installer {
+	t.Helper()
+	cfg := t.TempDir()
+	return &Installer{ConfigDir: cfg, Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
+		Discovery: Discovery{Address: "http://127.0.0.1:19528", TokenFile: filepath.Join(cfg, "api-token"), Auth: true}}
+}
+
+const userConfig = `# Hermes settings, with comments that must survive
+model:
+  default: some-model   # chosen by hand
+memory:
+  memory_enabled: true
+  provider: honcho  # was using honcho
+display:
+  memory_notifications: verbose
+`
+
+func TestInstallUninstallRestoresThePreviousProvider(t *testing.T) {
+	in := newInstaller(t)
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(userConfig), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	st, err := in.Install(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Installed || !st.Active || st.PreviousProvider != "honcho" || !st.PreviousSet || st.Outdated {
+		t.Fatalf("after install: %+v", st)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
+	want := strings.Replace(userConfig, "provider: honcho  # was using honcho", "provider: hyatlas # was using honcho", 1)
+	if string(cfg) != want {
+		t.Errorf("config.yaml after install:\n%s\nwant\n%s", cfg, want)
+	}
+	if fi, _ := os.Stat(filepath.Join(home, "config.yaml")); fi.Mode().Perm() != 0o640 {
+		t.Errorf("config.yaml mode %v, want 0640 kept", fi.Mode().Perm())
+	}
+	// The plugin is complete, and Hermes would detect it: the provider
+	// class within the first 8 KB of __init__.py.
+	for _, f := range []string{"plugin.yaml", "__init__.py", "client.py", "cli.py", "config_schema.py", "README.md", "connection.json"} {
+		if _, err := os.Stat(filepath.Join(PluginDir(home), f)); err != nil {
+			t.Errorf("plugin lacks %s: %v", f, err)
+		}
+	}
+	init, _ := os.ReadFile(filepath.Join(PluginDir(home), "__init__.py"))
+	if head := init[:min(len(init), 8192)]; !bytes.Contains(head, []byte("(MemoryProvider)")) {
+		t.Error("__init__.py has no MemoryProvider subclass in its first 8 KB")
+	}
+	var conn map[string]string
+	b, _ := os.ReadFile(filepath.Join(PluginDir(home), "connection.json"))
+	if err := json.Unmarshal(b, &conn); err != nil || conn["discovery"] != filepath.Join(in.ConfigDir, DiscoveryFile) {
+		t.Errorf("connection.json = %s (%v)", b, err)
+	}
+	d, err := ReadDiscovery(in.ConfigDir)
+	if err != nil || d.Address != "http://127.0.0.1:19528" || !strings.HasSuffix(d.TokenFile, "api-token") {
+		t.Errorf("discovery = %+v, %v", d, err)
+	}
+	if fi, _ := os.Stat(filepath.Join(in.ConfigDir, DiscoveryFile)); fi.Mode().Perm() != 0o600 {
+		t.Errorf("discovery file mode %v", fi.Mode().Perm())
+	}
+
+	// A second install (an update) keeps the first record.
+	if st, err = in.Install(home); err != nil || st.PreviousProvider != "honcho" {
+		t.Fatalf("reinstall: %+v %v", st, err)
+	}
+	st, err = in.Uninstall(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Installed || st.Active || st.Provider != "honcho" {
+		t.Errorf("after uninstall: %+v", st)
+	}
+	cfg, _ = os.ReadFile(filepath.Join(home, "config.yaml"))
+	if want := strings.Replace(userConfig, "  # was using honcho", " # was using honcho", 1); string(cfg) != want {
+		t.Errorf("config.yaml after uninstall:\n%s\nwant\n%s", cfg, want)
+	}
+}
+
+func TestInstallOnACleanHomeAndUninstallLeavesNoTrace(t *testing.T) {
+	in := newInstaller(t)
+	home := filepath.Join(t.TempDir(), "fresh-hermes")
+	st, err := in.Install(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Active || st.PreviousSet {
+		t.Fatalf("%+v", st)
+	}
+	if _, err := in.Uninstall(home); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if len(bytes.TrimSpace(cfg)) != 0 {
+		t.Errorf("config.yaml after uninstall = %q, want empty", cfg)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "plugins")); len(entries) != 0 {
+		t.Errorf("plugins/ still has %v", entries)
+	}
+}
+
+func TestUninstallLeavesAProviderTheUserChangedSince(t *testing.T) {
+	in := newInstaller(t)
+	home := t.TempDir()
+	if _, err := in.Install(home); err != nil {
+		t.Fatal(err)
+	}
+	// The user switched to another provider by hand after installing.
+	p := filepath.Join(home, "config.yaml")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, bytes.Replace(b, []byte("provider: hyatlas"), []byte("provider: mem0"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := in.Uninstall(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Provider != "mem0" || !strings.Contains(st.Message, "left as it is") {
+		t.Errorf("%+v", st)
+	}
+}
+
+func TestInstallChangesNothingWhenConfigCannotBeEdited(t *testing.T) {
+	in := newInstaller(t)
+	home := t.TempDir()
+	bad := "memory: {provider: honcho}\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Install(home); err == nil || !strings.Contains(err.Error(), "by hand") {
+		t.Fatalf("err = %v", err)
+	}
+	b, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if string(b) != bad {
+		t.Errorf("config.yaml changed to %q", b)
+	}
+	if _, err := os.Stat(PluginDir(home)); !os.IsNotExist(err) {
+		t.Errorf("plugin written although the install failed: %v", err)
+	}
+	if _, err := in.Install("relative/home"); err == nil {
+		t.Error("a relative Hermes home was accepted")
+	}
+}
+
+func TestResolveHome(t *testing.T) {
+	root := t.TempDir()
+	cases := []struct {
+		name, hermesHome, home, profile, want string
+		fails                                 bool
+	}{
+		{"HERMES_HOME", root, "/home/u", "", root, false},
+		{"HERMES_HOME with a profile", root, "/home/u", "work", filepath.Join(root, "profiles", "work"), false},
+		{"profile of a profile's home", filepath.Join(root, "profiles", "a"), "", "b", filepath.Join(root, "profiles", "b"), false},
+		{"OS default", "", "/home/u", "", "/home/u/.hermes", false},
+		{"default profile is the root", "", "/home/u", "default", "/home/u/.hermes", false},
+		{"sticky active profile", "", "", "", "", false}, // HOME set below
+		{"relative HERMES_HOME", "rel/dir", "/home/u", "", "", true},
+		{"bad profile name", "", "/home/u", "../x", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := map[string]string{"HERMES_HOME": c.hermesHome, "HOME": c.home}
+			if c.name == "sticky active profile" {
+				// Point HOME so that ~/.hermes is the sticky root.
+				home := t.TempDir()
+				if err := os.MkdirAll(filepath.Join(home, ".hermes"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(home, ".hermes", "active_profile"), []byte("coder\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				env["HOME"] = home
+				c.want = filepath.Join(home, ".hermes", "profiles", "coder")
+			}
+			got, err := ResolveHome(func(k string) string { return env[k] }, c.profile)
+			if c.fails {
+				if err == nil {
+					t.Errorf("got %q, want an error", got)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Errorf("got %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,228 @@
+"""HyAtlas Desktop memory provider for Hermes (standard library only).
+
+Recalls from the HyAtlas app before every turn, writes every turn to it,
+mirrors Hermes's built-in memory tool into it and folds the strongest
+memories into the system prompt. Importing this module has no side effects
+and makes no network call; when the app is not running every hook returns
+quietly and writes wait in memory until it is back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+try:
+    from agent.memory_provider import MemoryProvider
+except ImportError:  # outside Hermes (e.g. `hermes hyatlas` helpers): a plain base
+
+    class MemoryProvider:  # type: ignore[no-redef]
+        pass
+
+from . import process, settings, text, tools
+from .client import ApiError, Client, Unreachable
+from .writer import Health, Writer, spawn
+
+log = logging.getLogger("hyatlas.hermes")
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAST_KEPT = 64  # sessions whose last recall is kept as a fallback
+
+
+class HyatlasMemoryProvider(MemoryProvider):
+    """The memory.provider named hyatlas."""
+
+    def __init__(self, plugin_dir: str = HERE):
+        conn = settings.read_json(os.path.join(plugin_dir, "connection.json"))
+        self.client = Client(str(conn.get("discovery") or ""))
+        self.health = Health()
+        self.writer = Writer(self.client, self.health)
+        self.hermes_home = ""
+        self.settings = settings.load("")
+        self.user_id, self.agent_id, self.platform = "default", "default", ""
+        self.session_id = ""
+        self.writes = True
+        self._lock = threading.Lock()
+        self._last: dict[str, tuple[str, dict[str, str]]] = {}  # session -> (block, {id: content})
+        self._count = None
+
+    # --- identity and setup -------------------------------------------------
+    @property
+    def name(self) -> str:
+        return "hyatlas"
+
+    def is_available(self) -> bool:
+        return self.client.available()
+
+    def unavailable_reason(self) -> str:
+        return ("HyAtlas is not set up for this Hermes: open the HyAtlas app and click Connect Hermes "
+                "(or run `hyatlas hermes install`)")
+
+    def initialize(self, session_id: str, **kwargs) -> None:
+        self.hermes_home = str(kwargs.get("hermes_home") or os.environ.get("HERMES_HOME") or "")
+        self.settings = settings.load(self.hermes_home)
+        self.session_id = session_id or ""
+        self.user_id = str(kwargs.get("user_id") or self.settings["user_id"] or "default")
+        self.agent_id = str(kwargs.get("agent_identity") or "default")
+        self.platform = str(kwargs.get("platform") or "")
+        self.writes = str(kwargs.get("agent_context") or "primary") == "primary"
+        self.client.timeout = 5.0
+        if self.settings["auto_start"] and self.writes:
+            try:
+                self.client.request("GET", "/healthz", timeout=0.5)
+            except Unreachable:
+                try:
+                    log.info("%s", process.start(self.hermes_home, self.settings["binary_path"], self.client.discovery()))
+                except OSError as e:
+                    log.warning("HyAtlas auto start failed: %s", e.strerror or type(e).__name__)
+            except ApiError:
+                pass
+
+    def owner(self) -> dict:
+        return {"user_id": self.user_id, "agent_id": self.agent_id}
+
+    # --- recall -------------------------------------------------------------
+    def system_prompt_block(self) -> str:
+        tools_line = ("HyAtlas long-term memory tools: " + ", ".join(tools.NAMES) +
+                      " (search before saying you don't know something about the user).")
+        try:
+            r = self.client.request("GET", "/api/v1/prompt", query=self.owner(), timeout=2.0)
+            self.health.ok()
+        except (Unreachable, ApiError) as e:
+            self.health.failed(str(e))
+            return tools_line
+        block = str(r.get("prompt") or "").strip()
+        return block + "\n\n" + tools_line if block else tools_line
+
+    def _search(self, query: str, session_id: str, timeout: float) -> str:
+        body = dict(self.owner(), query=query, limit=self.settings["recall_limit"], session_id=session_id)
+        reply = self.client.request("POST", "/api/v1/search", body, timeout=timeout)
+        self.health.ok()
+        block, ids = text.format_recall(query, reply)
+        contents = {h.get("memory_id"): str(h.get("content", "")) for _, h in text.hits_of(reply) if h.get("memory_id") in ids}
+        with self._lock:
+            self._last[session_id] = (block, contents)
+            while len(self._last) > LAST_KEPT:
+                self._last.pop(next(iter(self._last)))
+            self._count = len(ids)
+        return block
+
+    def prefetch(self, query: str, *, session_id: str = "") -> str:
+        session_id = session_id or self.session_id
+        if text.is_trivial(query):
+            with self._lock:
+                self._count = None
+            return ""
+        try:
+            return self._search(query, session_id, self.settings["prefetch_timeout"])
+        except (Unreachable, ApiError) as e:
+            self.health.failed(str(e))
+            with self._lock:
+                block, contents = self._last.get(session_id, ("", {}))
+                self._count = len(contents) if block else None
+            return block
+        except Exception as e:  # never break a turn
+            log.warning("HyAtlas recall failed: %s", type(e).__name__)
+            return ""
+
+    def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
+        session_id = session_id or self.session_id
+        if text.is_trivial(query):
+            return
+
+        def warm():
+            try:
+                self._search(query, session_id, 5.0)
+            except Exception:
+                pass
+
+        spawn(warm, "hyatlas-prefetch")
+
+    def recall_status(self):
+        with self._lock:
+            count = self._count
+        if count is None:
+            return None
+        try:
+            from agent.memory_provider import RecallStatus
+        except ImportError:
+            return None
+        return RecallStatus(provider_label="HyAtlas", count=count)
+
+    # --- writes -------------------------------------------------------------
+    def sync_turn(self, user_content, assistant_content, *, session_id: str = "", messages=None, **kwargs) -> None:
+        if not self.writes:
+            return
+        session_id = session_id or self.session_id
+        body = text.turn_text(str(user_content or ""), str(assistant_content or ""))
+        if not body:
+            return
+        meta = {"source": "hermes"}
+        if self.platform:
+            meta["platform"] = self.platform
+        self.writer.put("POST", "/api/v1/add", dict(self.owner(), text=body, session_id=session_id, metadata=meta))
+        with self._lock:
+            _, recalled = self._last.get(session_id, ("", {}))
+        used = text.used_memories(str(assistant_content or ""), recalled)
+        if used:
+            self.writer.put("POST", "/api/v1/feedback", {"used": used})
+
+    def on_memory_write(self, action, target, content, metadata=None) -> None:
+        if not self.writes:
+            return
+        meta = metadata if isinstance(metadata, dict) else {}
+        old = str(meta.get("previous_content") or "").strip()
+        locator = str(meta.get("old_text") or "").strip()
+        content = str(content or "").strip()
+        if action in ("replace", "remove") and (old or locator):
+            self.writer.put("POST", "/api/v1/forget", dict(self.owner(), text=old or locator, contains=not old,
+                                                           reason=f"{action}d with Hermes's memory tool"))
+        if action in ("add", "replace") and content:
+            self.writer.put("POST", "/api/v1/memories", dict(
+                self.owner(), content=content, layer="l1_profile",
+                category="preference" if target == "user" else "fact", source="hermes:memory_tool",
+                metadata={"target": str(target or ""), "write_origin": str(meta.get("write_origin") or "")}))
+
+    def _end_episode(self, session_id: str) -> None:
+        if self.writes:
+            self.writer.put("POST", "/api/v1/session/end", dict(self.owner(), session_id=session_id or ""))
+
+    def on_session_end(self, messages) -> None:
+        self._end_episode(self.session_id)
+
+    def on_session_switch(self, new_session_id, *, parent_session_id="", reset=False, rewound=False, **kwargs) -> None:
+        if not rewound:
+            self._end_episode(parent_session_id or self.session_id)
+        self.session_id = new_session_id or self.session_id
+
+    def on_pre_compress(self, messages) -> str:
+        self.writer.flush(2.0)
+        return ""
+
+    # --- tools, settings, lifetime -----------------------------------------
+    def get_tool_schemas(self):
+        return [dict(s) for s in tools.SCHEMAS]
+
+    def handle_tool_call(self, tool_name, args, **kwargs) -> str:
+        return tools.call(self, tool_name, args)
+
+    def get_config_schema(self):
+        return settings.schema()
+
+    def save_config(self, values, hermes_home) -> None:
+        self.settings = settings.load(hermes_home) | settings.save(values, hermes_home)
+
+    def backup_paths(self):
+        data = str(self.client.discovery().get("data_dir") or "")
+        return [data] if os.path.isabs(data) and os.path.isdir(data) else []
+
+    def shutdown(self) -> None:
+        self.writer.close(2.0)
+
+
+def register(ctx) -> None:
+    """Hermes's plugin entry point."""
+    ctx.register_memory_provider(HyatlasMemoryProvider())
+
+
+__all__ = ["HyatlasMemoryProvider", "register"]

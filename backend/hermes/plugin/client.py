@@ -1,0 +1,117 @@
+"""A small HTTP client for the HyAtlas app's loopback API (standard library only).
+
+The address and the token file come from the app's discovery file, read on
+every call, so an app that moved to another port or a token that changed is
+picked up at once. The client talks to loopback addresses only, never through
+a proxy, and never follows a redirect. The token is sent only to the app and
+never logged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+
+USER_AGENT = "hyatlas-hermes/1.0.0"
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+MAX_REPLY = 4 << 20
+
+
+class Unreachable(Exception):
+    """The app is not running, not installed here, or did not answer in time."""
+
+
+class ApiError(Exception):
+    """The app answered with an error (a 4xx or 5xx and its message)."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(f"HyAtlas answered {status} {code}: {message}")
+        self.status, self.code, self.message = status, code, message
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D401 - urllib hook
+        return None
+
+
+_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
+
+
+def read_json(path: str) -> dict:
+    """The JSON object in path, or {} when it is missing or not an object."""
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+class Client:
+    """Calls the app. discovery_path is the app's discovery.json."""
+
+    def __init__(self, discovery_path: str, timeout: float = 5.0):
+        self.discovery_path = discovery_path
+        self.timeout = timeout
+
+    def discovery(self) -> dict:
+        return read_json(self.discovery_path)
+
+    def available(self) -> bool:
+        """Whether the discovery file is there (no network)."""
+        return bool(self.discovery_path) and os.path.isfile(self.discovery_path)
+
+    def _target(self) -> tuple[str, str]:
+        d = self.discovery()
+        address = str(d.get("address") or "")
+        if not address:
+            raise Unreachable("HyAtlas has not been set up on this machine (no discovery file); open the HyAtlas app once")
+        parts = urllib.parse.urlsplit(address)
+        if parts.scheme != "http" or (parts.hostname or "") not in LOOPBACK:
+            raise Unreachable(f"the discovery file names {address!r}, which is not a loopback address; refusing")
+        token = ""
+        if d.get("auth", True):
+            try:
+                with open(str(d.get("token_file") or ""), "r", encoding="utf-8") as f:
+                    token = f.read().strip()
+            except OSError as e:
+                raise Unreachable(f"cannot read the HyAtlas token file: {e.strerror}") from None
+        return address.rstrip("/"), token
+
+    def request(self, method: str, path: str, body=None, query: dict | None = None, timeout: float | None = None):
+        """One call; returns the decoded JSON reply. Raises Unreachable or ApiError."""
+        base, token = self._target()
+        url = base + path
+        if query:
+            url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v not in (None, "")})
+        data = None
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if token:
+            headers["Authorization"] = "Bearer " + token
+        req = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with _opener.open(req, timeout=self.timeout if timeout is None else timeout) as resp:
+                raw = resp.read(MAX_REPLY)
+        except urllib.error.HTTPError as e:
+            try:
+                payload = json.loads(e.read(65536) or b"{}")
+            except ValueError:
+                payload = {}
+            if not isinstance(payload, dict):
+                payload = {}
+            raise ApiError(e.code, str(payload.get("code", "")), str(payload.get("error", e.reason))) from None
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            reason = getattr(e, "reason", e)
+            raise Unreachable(f"HyAtlas is not reachable at {base}: {reason}") from None
+        if not raw:
+            return {}
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise ApiError(200, "bad_reply", "the reply is not JSON") from None

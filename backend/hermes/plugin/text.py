@@ -1,0 +1,137 @@
+"""Text rules: what is worth a recall, what a turn sends, how recall reads."""
+
+from __future__ import annotations
+
+import re
+
+MESSAGE_CAP = 4000  # characters kept of each message of a turn
+TURN_CAP = 12000  # characters kept of a whole turn
+ITEM_CAP = 400  # characters of one recalled memory in the prompt
+BLOCK_CAP = 6000  # characters of the whole recall block
+CHANNELS = ("now", "pages", "profile", "proactive", "experiences", "normal")
+CHANNEL_TITLES = {
+    "now": "Now",
+    "pages": "Pages",
+    "profile": "Profile",
+    "proactive": "Open intentions",
+    "experiences": "Experiences",
+    "normal": "Memories",
+}
+
+_TRIVIAL = re.compile(
+    r"^\s*(/\S.*|ok(ay)?|k|thanks?( you)?|thx|ty|yes|no|yep|nope|sure|cool|great|nice|hi|hello|hey|bye|"
+    r"good ?(morning|night|evening)|lol|hmm+|\W*)\s*[.!?]*\s*$",
+    re.IGNORECASE,
+)
+_INJECTED = [
+    re.compile(r"<memory-context>.*?</memory-context>", re.DOTALL | re.IGNORECASE),
+    re.compile(r"<relevant-memories\b[^>]*>.*?</relevant-memories>", re.DOTALL | re.IGNORECASE),
+    re.compile(r"<hyatlas-recall>.*?</hyatlas-recall>", re.DOTALL | re.IGNORECASE),
+    re.compile(r"^\[System note:[^\n]*recalled memory[^\n]*\]\s*$", re.MULTILINE | re.IGNORECASE),
+]
+_WORD = re.compile(r"[^\W_]{4,}", re.UNICODE)
+_STOP = frozenset(
+    "that this with from have what when where which were been your about they them their there then than "
+    "will would could should into also just like some more most very only over such here does did done "
+    "user assistant".split()
+)
+
+
+def is_trivial(prompt: str) -> bool:
+    """Greetings, acknowledgements and slash commands get no recall."""
+    return not prompt or not prompt.strip() or bool(_TRIVIAL.match(prompt))
+
+
+def strip_injected(text: str) -> str:
+    """text without memory blocks that a recall put into it."""
+    for rx in _INJECTED:
+        text = rx.sub("", text)
+    return text.strip()
+
+
+def cap(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def turn_text(user: str, assistant: str) -> str:
+    """The text a turn is remembered as: user and assistant text only, each
+    capped at MESSAGE_CAP, the whole at TURN_CAP; "" when nothing is left."""
+    user = cap(strip_injected(user or ""), MESSAGE_CAP)
+    assistant = cap(strip_injected(assistant or ""), MESSAGE_CAP)
+    parts = []
+    if user:
+        parts.append("USER: " + user)
+    if assistant:
+        parts.append("ASSISTANT: " + assistant)
+    return cap("\n\n".join(parts), TURN_CAP)
+
+
+def _date(hit: dict) -> str:
+    at = hit.get("event_at")
+    if isinstance(at, str) and len(at) >= 10:
+        return at[:10]
+    created = hit.get("gmt_created")
+    if isinstance(created, (int, float)) and created > 0:
+        import time
+
+        return time.strftime("%Y-%m-%d", time.gmtime(created))
+    return ""
+
+
+def hits_of(reply: dict) -> list[tuple[str, dict]]:
+    """(channel, hit) pairs of a search reply in the app's channel order."""
+    out = []
+    now = reply.get("now")
+    if isinstance(now, dict) and now.get("content"):
+        out.append(("now", now))
+    chans = reply.get("memories") or {}
+    order = [c for c in (reply.get("order") or []) if c in CHANNELS] or list(CHANNELS)
+    for ch in order:
+        for hit in chans.get(ch) or []:
+            if isinstance(hit, dict) and hit.get("content"):
+                out.append((ch, hit))
+    return out
+
+
+def format_recall(query: str, reply: dict) -> tuple[str, list[str]]:
+    """The recall block for Hermes and the ids in it ("" when nothing)."""
+    hits = hits_of(reply)
+    if not hits:
+        return "", []
+    lines = [f"HyAtlas memories that may bear on: {cap(' '.join(query.split()), 80)}"]
+    ids, last, size = [], None, len(lines[0])
+    for ch, hit in hits:
+        if ch != last:
+            lines.append(f"[{CHANNEL_TITLES.get(ch, ch)}]")
+            last = ch
+        when = _date(hit)
+        score = hit.get("score")
+        meta = ", ".join(x for x in (when, f"score {score:.2f}" if isinstance(score, (int, float)) else "") if x)
+        content = cap(" ".join(str(hit.get("content", "")).split()), ITEM_CAP)
+        line = f"- ({meta}) {content}" if meta else f"- {content}"
+        if size + len(line) > BLOCK_CAP:
+            break
+        lines.append(line)
+        size += len(line) + 1
+        if hit.get("memory_id"):
+            ids.append(str(hit["memory_id"]))
+    return "\n".join(lines), ids
+
+
+def words(text: str) -> set[str]:
+    return {w for w in (m.group(0).lower() for m in _WORD.finditer(text or "")) if w not in _STOP}
+
+
+def used_memories(reply: str, recalled: dict[str, str]) -> list[str]:
+    """Ids of recalled memories whose distinctive words the reply repeats:
+    at least half of them, and at least two."""
+    said = words(reply)
+    used = []
+    for mid, content in recalled.items():
+        own = words(content)
+        if not own:
+            continue
+        common = len(own & said)
+        if common >= 2 and common * 2 >= min(len(own), 8):
+            used.append(mid)
+    return used

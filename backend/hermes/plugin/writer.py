@@ -1,0 +1,145 @@
+"""The background writer: every write to the app goes through one queue,
+in order, on one thread, so no hook ever waits for the network.
+
+While the app is down, writes wait in memory (up to MAX_QUEUED; beyond
+that the oldest are dropped and counted) and go out when it answers again.
+The first failure logs one warning; the app coming back logs one line.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+
+from .client import ApiError, Unreachable
+
+log = logging.getLogger("hyatlas.hermes")
+
+MAX_QUEUED = 500
+RETRY_FIRST, RETRY_MAX = 0.5, 10.0
+
+
+class Health:
+    """Whether the app answered last time; warns once per outage."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.down = False
+        self.last_ok = 0.0
+
+    def ok(self):
+        with self._lock:
+            was, self.down, self.last_ok = self.down, False, time.time()
+        if was:
+            log.info("HyAtlas is reachable again; recall and writes resume")
+
+    def failed(self, why: str):
+        with self._lock:
+            was, self.down = self.down, True
+        if not was:
+            log.warning("HyAtlas is not reachable (%s). Hermes carries on without recall; "
+                        "writes wait in memory and are sent when the app runs again.", why)
+
+
+def spawn(fn, name):
+    """Starts fn on a daemon thread that keeps Hermes's profile context when it can."""
+    try:
+        from agent.memory_provider import spawn_context_thread  # newer Hermes: keeps the profile's context
+    except Exception:  # older Hermes or outside Hermes
+        spawn_context_thread = None
+    if spawn_context_thread is not None:
+        try:
+            return spawn_context_thread(fn, name=name)
+        except Exception:
+            pass
+    t = threading.Thread(target=fn, name=name, daemon=True)
+    t.start()
+    return t
+
+
+class Writer:
+    """Sends queued calls in order; call(method, path, body) is one item."""
+
+    def __init__(self, client, health: Health):
+        self.client, self.health = client, health
+        self._q = collections.deque()
+        self._cv = threading.Condition()
+        self._busy = False
+        self._closed = False
+        self._thread = None
+        self.dropped = 0
+        self.sent = 0
+
+    def put(self, method: str, path: str, body: dict):
+        with self._cv:
+            if self._closed:
+                return
+            if len(self._q) >= MAX_QUEUED:
+                self._q.popleft()
+                self.dropped += 1
+                if self.dropped == 1:
+                    log.warning("HyAtlas writes are piling up while the app is down; the oldest are being dropped")
+            self._q.append((method, path, body))
+            if self._thread is None:
+                self._thread = spawn(self._run, "hyatlas-writer")
+            self._cv.notify_all()
+
+    def pending(self) -> int:
+        with self._cv:
+            return len(self._q) + (1 if self._busy else 0)
+
+    def flush(self, timeout: float) -> bool:
+        """Waits up to timeout seconds for the queue to empty; True if it did."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        with self._cv:
+            self._cv.notify_all()
+            while self._q or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cv.wait(min(left, 0.05))
+        return True
+
+    def close(self, timeout: float):
+        self.flush(timeout)
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+
+    def _run(self):
+        delay = RETRY_FIRST
+        while True:
+            with self._cv:
+                while not self._q and not self._closed:
+                    self._cv.wait()
+                if self._closed and not self._q:
+                    return
+                item = self._q[0]
+                self._busy = True
+            method, path, body = item
+            done = True
+            try:
+                self.client.request(method, path, body)
+                self.health.ok()
+                self.sent += 1
+                delay = RETRY_FIRST
+            except Unreachable as e:
+                self.health.failed(str(e))
+                done = False
+            except ApiError as e:
+                # The app refused this write (bad input): retrying will not help.
+                log.warning("HyAtlas refused a %s %s: %s %s", method, path, e.status, e.code)
+            except Exception as e:  # never let the thread die
+                log.warning("HyAtlas write failed: %s", type(e).__name__)
+            with self._cv:
+                if done and self._q and self._q[0] is item:
+                    self._q.popleft()
+                self._busy = False
+                self._cv.notify_all()
+                if not done:
+                    if self._closed:
+                        return
+                    self._cv.wait(delay)
+                    delay = min(delay * 2, RETRY_MAX)

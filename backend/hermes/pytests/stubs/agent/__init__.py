@@ -1,0 +1,1 @@
+"""A stand-in for Hermes's agent package: just what a memory provider imports."""

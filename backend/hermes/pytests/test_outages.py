@@ -1,0 +1,153 @@
+"""The app down, slow or coming back; secrets stay out of the log; auto start."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import stat
+import tempfile
+import time
+import unittest
+
+from helpers import (DISCOVERY, HOME, SlowApp, closed_port, hyatlas, live_rows, new_provider, plugin_dir_for,
+                     point_at, unique_user)
+
+SECRET = "sk-proj-9f8e7d6c5b4a39281726354433221100"
+
+
+class CapturedLog:
+    """Every record of every logger, at DEBUG, as text."""
+
+    def __init__(self, test):
+        self.buf = io.StringIO()
+        self.handler = logging.StreamHandler(self.buf)
+        self.handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
+        root = logging.getLogger()
+        self.old = root.level
+        root.addHandler(self.handler)
+        root.setLevel(logging.DEBUG)
+        test.addCleanup(self.close)
+
+    def text(self):
+        self.handler.flush()
+        return self.buf.getvalue()
+
+    def close(self):
+        root = logging.getLogger()
+        root.removeHandler(self.handler)
+        root.setLevel(self.old)
+
+
+class AppDown(unittest.TestCase):
+    def test_hooks_return_quietly_warn_once_and_send_queued_writes_when_it_returns(self):
+        user = unique_user()
+        plugin = plugin_dir_for(f"http://127.0.0.1:{closed_port()}")
+        log = CapturedLog(self)
+        p = new_provider(self, plugin_dir=plugin, user_id=user, session="down")
+        self.assertTrue(p.is_available())
+        start = time.monotonic()
+        block = p.system_prompt_block()
+        self.assertIn("hyatlas_search", block)
+        for i in range(5):
+            self.assertEqual(p.prefetch(f"What did we decide about item {i}?", session_id="down"), "")
+            p.sync_turn(f"Decision {i}: ship the walnut release.", f"Noted decision {i}.", session_id="down")
+        p.on_memory_write("add", "user", "Likes walnut bread")
+        out = json.loads(p.handle_tool_call("hyatlas_search", {"query": "walnut"}))
+        self.assertIn("not running", out["error"])
+        self.assertLess(time.monotonic() - start, 5.0, "hooks must not wait on an app that is down")
+        time.sleep(1.0)  # let the writer try and fail a few times
+        warnings = [l for l in log.text().splitlines() if l.startswith("WARNING") and "not reachable" in l]
+        self.assertEqual(len(warnings), 1, log.text())
+        self.assertGreaterEqual(p.writer.pending(), 6)
+        # The app comes back (here: the discovery file names the running one).
+        point_at(plugin, DISCOVERY["address"])
+        self.assertTrue(p.writer.flush(30), "queued writes were not sent after the app came back")
+        rows = live_rows(user)
+        self.assertEqual(len(rows), 6)
+        self.assertIn("reachable again", log.text())
+
+    def test_missing_discovery_and_token_are_handled(self):
+        plugin = plugin_dir_for("http://127.0.0.1:1")
+        os.remove(os.path.join(plugin, "discovery.json"))
+        p = new_provider(self, plugin_dir=plugin)
+        self.assertEqual(p.prefetch("where is the walnut bread?"), "")
+        self.assertIn("error", json.loads(p.handle_tool_call("hyatlas_status", {})))
+        remote = plugin_dir_for("http://192.0.2.10:19528")
+        out = json.loads(new_provider(self, plugin_dir=remote).handle_tool_call("hyatlas_status", {}))
+        self.assertIn("error", out)
+
+
+class AppSlow(unittest.TestCase):
+    def test_prefetch_returns_within_its_timeout_with_the_last_result(self):
+        app = SlowApp()
+        self.addCleanup(app.close)
+        home = tempfile.mkdtemp(prefix="hermes-slow-")
+        with open(os.path.join(home, "hyatlas.json"), "w") as f:
+            json.dump({"prefetch_timeout": 0.5}, f)
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address, auth=False), hermes_home=home, session="slow")
+        first = p.prefetch("What database does Foxtrot use?", session_id="slow")
+        self.assertIn("Postgres 16", first)
+        app.delay = 4.0
+        start = time.monotonic()
+        second = p.prefetch("And which version of it?", session_id="slow")
+        took = time.monotonic() - start
+        self.assertLess(took, 3.0, f"prefetch took {took:.1f}s with a 0.5 s timeout")
+        self.assertEqual(second, first, "a slow app gives the session's last recall")
+        self.assertEqual(p.prefetch("Something else entirely?", session_id="other"), "")
+
+
+class Secrets(unittest.TestCase):
+    def test_turns_and_tool_arguments_are_never_logged(self):
+        log = CapturedLog(self)
+        for address in (DISCOVERY["address"], f"http://127.0.0.1:{closed_port()}"):
+            plugin = plugin_dir_for(address)
+            p = new_provider(self, plugin_dir=plugin, user_id=unique_user(), session="sec")
+            p.prefetch(f"my key is {SECRET}, remember it", session_id="sec")
+            p.sync_turn(f"Here is my API key {SECRET}", f"I will not repeat {SECRET}.", session_id="sec")
+            p.on_memory_write("add", "user", f"key {SECRET}")
+            p.handle_tool_call("hyatlas_remember", {"text": f"token {SECRET}"})
+            p.handle_tool_call("hyatlas_search", {"query": SECRET, "bogus": SECRET})
+            p.writer.flush(1.0)
+        self.assertNotIn(SECRET, log.text())
+        self.assertNotIn(SECRET[:12], log.text())
+
+
+class AutoStart(unittest.TestCase):
+    def test_starts_the_binary_with_an_allow_listed_environment(self):
+        d = tempfile.mkdtemp(prefix="hyatlas-autostart-")
+        marker = os.path.join(d, "env.txt")
+        script = os.path.join(d, "fake-hyatlas")
+        with open(script, "w") as f:
+            f.write(f"#!/bin/sh\nenv > {marker}.tmp\necho \"$@\" >> {marker}.tmp\nmv {marker}.tmp {marker}\n")
+        os.chmod(script, os.stat(script).st_mode | stat.S_IXUSR)
+        home = tempfile.mkdtemp(prefix="hermes-auto-")
+        with open(os.path.join(home, "hyatlas.json"), "w") as f:
+            json.dump({"auto_start": True, "binary_path": script}, f)
+        os.environ["OPENAI_API_KEY"] = SECRET
+        os.environ["HYATLAS_MODE"] = "lite"
+        try:
+            new_provider(self, plugin_dir=plugin_dir_for(f"http://127.0.0.1:{closed_port()}"), hermes_home=home)
+        finally:
+            del os.environ["OPENAI_API_KEY"], os.environ["HYATLAS_MODE"]
+        for _ in range(100):
+            if os.path.exists(marker):
+                break
+            time.sleep(0.05)
+        with open(marker) as f:
+            env = f.read()
+        self.assertIn("HYATLAS_MODE=lite", env)
+        self.assertIn("serve", env.splitlines()[-1])
+        self.assertNotIn(SECRET, env)
+        self.assertNotIn("HERMES_HOME=", env)
+        self.assertTrue(os.path.exists(os.path.join(home, "logs", "hyatlas.log")))
+        # A second session moments later does not start another.
+        os.remove(marker)
+        new_provider(self, plugin_dir=plugin_dir_for(f"http://127.0.0.1:{closed_port()}"), hermes_home=home)
+        time.sleep(0.3)
+        self.assertFalse(os.path.exists(marker))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,293 @@
+"""Every hook of the plugin against a real `hyatlas serve`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+from helpers import (BINARY, HOME, PLUGIN, api, hyatlas, live_rows, new_provider, plugin_dir_for, unique_user)
+
+
+class Identity(unittest.TestCase):
+    def test_import_has_no_side_effects(self):
+        code = ("import sys, threading; events = []\n"
+                "sys.addaudithook(lambda e, a: events.append(e) if e.startswith(('socket.', 'subprocess.')) else None)\n"
+                f"sys.path[:0] = [{os.path.join(os.path.dirname(__file__), 'stubs')!r}, {os.path.dirname(PLUGIN)!r}]\n"
+                "import hyatlas, hyatlas.cli, hyatlas.config_schema\n"
+                "assert not events, events\n"
+                "assert threading.active_count() == 1, threading.enumerate()\n"
+                "p = hyatlas.HyatlasMemoryProvider(); p.is_available(); p.get_tool_schemas(); p.backup_paths()\n"
+                "assert not [e for e in events if e.startswith('socket.connect')], events\n"
+                "print('clean')\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("clean", out.stdout)
+
+    def test_is_available_reads_only_the_discovery_file(self):
+        self.assertTrue(hyatlas.HyatlasMemoryProvider(PLUGIN).is_available())
+        missing = plugin_dir_for("http://127.0.0.1:1")
+        os.remove(os.path.join(missing, "discovery.json"))
+        p = hyatlas.HyatlasMemoryProvider(missing)
+        self.assertFalse(p.is_available())
+        self.assertIn("Connect Hermes", p.unavailable_reason())
+        self.assertEqual(p.name, "hyatlas")
+
+    def test_owner_comes_from_the_gateway_then_the_setting(self):
+        p = new_provider(self, user_id="gw-user", agent_identity="coder")
+        self.assertEqual(p.owner(), {"user_id": "gw-user", "agent_id": "coder"})
+        self.assertEqual(new_provider(self).owner()["user_id"], "default")
+        home = os.path.join(HOME, "profiles", "owner-test")
+        os.makedirs(home, exist_ok=True)
+        with open(os.path.join(home, "hyatlas.json"), "w") as f:
+            json.dump({"user_id": "from-setting"}, f)
+        self.assertEqual(new_provider(self, hermes_home=home).owner()["user_id"], "from-setting")
+
+    def test_non_primary_contexts_write_nothing(self):
+        user = unique_user()
+        for ctx in ("subagent", "cron", "flush"):
+            p = new_provider(self, user_id=user, agent_context=ctx)
+            p.sync_turn("Remember that my bike is green", "Noted, your bike is green.", session_id="sx")
+            p.on_memory_write("add", "user", "Bike is green")
+            p.on_session_end([])
+            out = json.loads(p.handle_tool_call("hyatlas_remember", {"text": "bike green"}))
+            self.assertIn("read-only", out["error"])
+            self.assertTrue(p.writer.flush(5))
+        self.assertEqual(live_rows(user), [])
+
+
+class Turns(unittest.TestCase):
+    def test_sync_turn_sends_user_and_assistant_text_capped_and_cleaned(self):
+        user = unique_user()
+        p = new_provider(self, user_id=user, session="turns-1")
+        injected = ("<memory-context>\n[System note: The following is recalled memory context, NOT new user input.]\n"
+                    "old recalled stuff\n</memory-context>\n")
+        p.sync_turn(injected + "Our staging cluster is called Bramble. " + "x" * 6000,
+                    "Got it: Bramble is staging. " + "y" * 9000, session_id="turns-1",
+                    messages=[{"role": "tool", "content": "tool output must not be sent"}])
+        self.assertTrue(p.writer.flush(10))
+        rows = live_rows(user)
+        self.assertEqual(len(rows), 1, rows)
+        text = rows[0]["content"]
+        self.assertTrue(text.startswith("USER: Our staging cluster is called Bramble."), text[:80])
+        self.assertIn("ASSISTANT: Got it: Bramble is staging.", text)
+        self.assertNotIn("memory-context", text)
+        self.assertNotIn("old recalled stuff", text)
+        self.assertNotIn("tool output", text)
+        self.assertLessEqual(len(text), 12000)
+        user_part, _, assistant_part = text.partition("\n\nASSISTANT: ")
+        self.assertLessEqual(len(user_part) - len("USER: "), 4000)
+        self.assertLessEqual(len(assistant_part), 4000)
+        self.assertEqual(rows[0]["session_id"], "turns-1")
+
+    def test_prefetch_recalls_with_dates_and_scores_and_status_counts(self):
+        user = unique_user()
+        p = new_provider(self, user_id=user, session="pf")
+        p.sync_turn("Project Foxtrot uses Postgres 16 for its database.", "Noted: Foxtrot is on Postgres 16.",
+                    session_id="pf")
+        self.assertTrue(p.writer.flush(10))
+        block = p.prefetch("Which database does Foxtrot use?", session_id="pf")
+        self.assertIn("Postgres 16", block)
+        self.assertRegex(block, r"\(\d{4}-\d\d-\d\d, score \d\.\d\d\)")
+        self.assertRegex(block, r"\n\[(Memories|Profile|Pages|Experiences)\]\n")
+        status = p.recall_status()
+        self.assertEqual(status.provider_label, "HyAtlas")
+        self.assertGreaterEqual(status.count, 1)
+
+    def test_trivial_prompts_get_no_recall_and_no_search(self):
+        p = new_provider(self, user_id=unique_user())
+        before = api("GET", "/api/v1/status")["searches"]
+        for q in ("ok", "thanks!", "/new", "  ", "hi"):
+            self.assertEqual(p.prefetch(q), "", q)
+        self.assertIsNone(p.recall_status())
+        self.assertEqual(api("GET", "/api/v1/status")["searches"], before)
+
+    def test_queue_prefetch_warms_the_session_fallback(self):
+        user = unique_user()
+        p = new_provider(self, user_id=user, session="q")
+        p.sync_turn("The cat is named Miso.", "Miso is a lovely name.", session_id="q")
+        self.assertTrue(p.writer.flush(10))
+        p.queue_prefetch("What is the cat called?", session_id="q")
+        for _ in range(100):
+            if "q" in p._last:
+                break
+            time.sleep(0.05)
+        self.assertIn("Miso", p._last["q"][0])
+
+    def test_a_reply_that_uses_a_recalled_memory_strengthens_it(self):
+        user = unique_user()
+        p = new_provider(self, user_id=user, session="fb")
+        mid = json.loads(p.handle_tool_call("hyatlas_remember", {"text": "Foxtrot deploys with Kubernetes on Hetzner"}))["id"]
+        before = api("GET", f"/api/v1/memories/{mid}")["strength"]
+        block = p.prefetch("How does Foxtrot deploy?", session_id="fb")
+        self.assertIn("Kubernetes", block)
+        p.sync_turn("How does Foxtrot deploy?", "Foxtrot deploys with Kubernetes, on Hetzner machines.", session_id="fb")
+        self.assertTrue(p.writer.flush(10))
+        self.assertGreater(api("GET", f"/api/v1/memories/{mid}")["strength"], before)
+
+    def test_session_end_switch_and_pre_compress(self):
+        p = new_provider(self, user_id=unique_user(), session="a")
+        p.sync_turn("We start the migration on Friday.", "Friday it is.", session_id="a")
+        self.assertEqual(p.on_pre_compress([{"role": "user", "content": "x"}]), "")
+        self.assertEqual(p.writer.pending(), 0, "pre-compress flushes the queue")
+        p.on_session_switch("b", parent_session_id="a")
+        self.assertEqual(p.session_id, "b")
+        p.on_session_switch("b", rewound=True)
+        p.on_session_end([])
+        with self.assertNoLogs("hyatlas.hermes", level="WARNING"):
+            self.assertTrue(p.writer.flush(10))
+        self.assertEqual(p.writer.sent, 3)  # the turn and two episode ends; a rewind ends nothing
+
+
+class MemoryToolMirror(unittest.TestCase):
+    def test_add_replace_remove_are_mirrored_reversibly(self):
+        user = unique_user()
+        p = new_provider(self, user_id=user)
+        p.on_memory_write("add", "user", "Prefers tea over coffee")  # the three-argument form
+        p.on_memory_write("add", "memory", "Deploys go out on Tuesdays", {"write_origin": "foreground"})
+        self.assertTrue(p.writer.flush(10))
+        rows = {r["content"]: r for r in live_rows(user, "l1_profile")}
+        self.assertEqual(set(rows), {"Prefers tea over coffee", "Deploys go out on Tuesdays"})
+        p.on_memory_write("replace", "user", "Prefers green tea over coffee",
+                          metadata={"old_text": "tea over", "previous_content": "Prefers tea over coffee"})
+        p.on_memory_write("remove", "memory", "", {"old_text": "Tuesdays", "previous_content": "Deploys go out on Tuesdays"})
+        self.assertTrue(p.writer.flush(10))
+        live = {r["content"] for r in live_rows(user)}
+        self.assertEqual(live, {"Prefers green tea over coffee"})
+        gone = api("GET", f"/api/v1/list?user_id={user}&include_superseded=true&limit=50")["memories"]
+        retired = {r["content"]: r for r in gone if r.get("invalid_at")}
+        self.assertIn("Prefers tea over coffee", retired)
+        self.assertIn("Deploys go out on Tuesdays", retired)
+        mid = retired["Deploys go out on Tuesdays"]["memory_id"]
+        api("POST", f"/api/v1/memories/{mid}/restore", {})
+        self.assertIn("Deploys go out on Tuesdays", {r["content"] for r in live_rows(user)})
+
+
+class Tools(unittest.TestCase):
+    def test_schemas_are_static_and_prefixed(self):
+        p = hyatlas.HyatlasMemoryProvider(PLUGIN)  # before initialize, as Hermes calls it
+        names = [s["name"] for s in p.get_tool_schemas()]
+        self.assertEqual(names, ["hyatlas_search", "hyatlas_remember", "hyatlas_forget", "hyatlas_recent", "hyatlas_status"])
+        for s in p.get_tool_schemas():
+            self.assertEqual(s["parameters"]["type"], "object")
+
+    def test_every_tool_works_and_bad_calls_answer_json_errors(self):
+        user = unique_user()
+        p = new_provider(self, user_id=user)
+        call = lambda n, a: json.loads(p.handle_tool_call(n, a))  # noqa: E731
+        r = call("hyatlas_remember", {"text": "The office wifi is called Larkspur", "category": "fact"})
+        self.assertTrue(r["remembered"])
+        hits = call("hyatlas_search", {"query": "office wifi name", "limit": 5})["results"]
+        self.assertIn("Larkspur", json.dumps(hits))
+        recent = call("hyatlas_recent", {"limit": 5})
+        self.assertEqual(recent["memories"][0]["content"], "The office wifi is called Larkspur")
+        st = call("hyatlas_status", {})
+        self.assertTrue(st["running"])
+        self.assertEqual(st["writes_waiting"], 0)
+        f = call("hyatlas_forget", {"text": "The office wifi is called Larkspur"})
+        self.assertEqual(f["forgotten"], 1)
+        for name, args, want in [
+            ("hyatlas_search", {}, "query is required"),
+            ("hyatlas_search", {"query": 42}, "query must be a string"),
+            ("hyatlas_search", {"query": "x", "limit": 500}, "limit must be from 1 to 50"),
+            ("hyatlas_search", {"query": "x", "layer": "l9"}, "layer must be one of"),
+            ("hyatlas_search", {"query": "x", "bogus": 1}, "unknown argument"),
+            ("hyatlas_remember", {"text": "  "}, "text must not be empty"),
+            ("hyatlas_remember", {"text": "x", "category": "mood"}, "category must be"),
+            ("hyatlas_forget", {"text": "x", "contains": "yes"}, "contains must be true or false"),
+            ("hyatlas_nope", {}, "unknown tool"),
+            ("hyatlas_recent", ["not", "a", "dict"], "must be a JSON object"),
+        ]:
+            out = call(name, args)
+            self.assertIn(want, out.get("error", ""), (name, args, out))
+
+    def test_system_prompt_block_has_the_strongest_memories_and_the_tools(self):
+        user = unique_user()
+        api("POST", "/api/v1/memories", {"content": "Always answer in British English", "strength": 0.95,
+                                         "layer": "l6_schema", "user_id": user, "agent_id": "hermes"})
+        block = new_provider(self, user_id=user).system_prompt_block()
+        self.assertIn("Always answer in British English", block)
+        self.assertIn("hyatlas_search", block)
+        for name in ("hyatlas_remember", "hyatlas_forget", "hyatlas_recent", "hyatlas_status"):
+            self.assertIn(name, block)
+
+
+class SettingsAndLifetime(unittest.TestCase):
+    def test_config_schema_and_save_config_keep_no_secrets(self):
+        p = hyatlas.HyatlasMemoryProvider(PLUGIN)
+        fields = p.get_config_schema()
+        self.assertTrue(fields)
+        self.assertFalse(any(f.get("secret") for f in fields))
+        home = os.path.join(HOME, "profiles", "save-test")
+        p.save_config({"user_id": " ana ", "prefetch_timeout": "99", "recall_limit": 4, "api_key": "sk-nope"}, home)
+        path = os.path.join(home, "hyatlas.json")
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        with open(path) as f:
+            saved = json.load(f)
+        self.assertEqual(saved, {"user_id": "ana", "prefetch_timeout": 7.5, "recall_limit": 4})
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("hy_schema", os.path.join(PLUGIN, "config_schema.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        self.assertEqual({f["key"] for f in mod.CONFIG_SCHEMA["fields"]}, {f["key"] for f in fields})
+
+    def test_backup_paths_is_the_absolute_data_dir(self):
+        paths = hyatlas.HyatlasMemoryProvider(PLUGIN).backup_paths()
+        self.assertEqual(len(paths), 1)
+        self.assertTrue(os.path.isabs(paths[0]) and os.path.isdir(paths[0]), paths)
+
+    def test_shutdown_drains_and_never_stops_the_app(self):
+        user = unique_user()
+        p = hyatlas.HyatlasMemoryProvider(PLUGIN)
+        p.initialize("sd", hermes_home=HOME, user_id=user, agent_context="primary")
+        p.sync_turn("Shutdown test: the kettle is blue.", "Blue kettle noted.", session_id="sd")
+        p.shutdown()
+        self.assertEqual(len(live_rows(user)), 1)
+        self.assertEqual(api("GET", "/healthz")["status"], "ok")
+
+    def test_cli_commands(self):
+        import argparse
+        import io
+        from hyatlas import cli
+        parser = argparse.ArgumentParser(prog="hermes hyatlas")
+        cli.register_cli(parser)
+        for argv, want in ((["status"], "is running"), (["search", "kettle", "colour"], ""),
+                           (["recent", "--limit", "3"], ""), (["status", "--json"], '"running": true')):
+            out = io.StringIO()
+            args = parser.parse_args(argv)
+            self.assertEqual(args.func(args, out=out), 0, argv)
+            self.assertIn(want, out.getvalue(), argv)
+        args = parser.parse_args(["search", "x", "--limit", "0"])
+        self.assertEqual(args.func(args, out=io.StringIO()), 2)
+
+    def test_install_uninstall_keep_the_users_config(self):
+        self.assertTrue(BINARY, "HYATLAS_TEST_BIN must name the hyatlas binary")
+        home = os.path.join(HOME, "profiles", "install-test")
+        os.makedirs(home, exist_ok=True)
+        original = ("# my Hermes\nmodel:\n  default: m1  # picked\nmemory:\n  memory_enabled: true\n"
+                    "  provider: honcho   # the old one\nterminal:\n  backend: local\n")
+        with open(os.path.join(home, "config.yaml"), "w") as f:
+            f.write(original)
+        out = subprocess.run([BINARY, "hermes", "install", "--home", home], capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        with open(os.path.join(home, "config.yaml")) as f:
+            installed = f.read()
+        self.assertEqual(installed, original.replace("provider: honcho   # the old one", "provider: hyatlas # the old one"))
+        self.assertTrue(os.path.isfile(os.path.join(home, "plugins", "hyatlas", "__init__.py")))
+        st = json.loads(subprocess.run([BINARY, "hermes", "status", "--json", "--home", home], capture_output=True,
+                                       text=True, timeout=60).stdout)
+        self.assertTrue(st["installed"] and st["active"])
+        self.assertEqual(st["previous_provider"], "honcho")
+        out = subprocess.run([BINARY, "hermes", "uninstall", "--home", home], capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        with open(os.path.join(home, "config.yaml")) as f:
+            self.assertEqual(f.read(), original.replace("honcho   #", "honcho #"))
+        self.assertFalse(os.path.exists(os.path.join(home, "plugins", "hyatlas")))
+
+
+if __name__ == "__main__":
+    unittest.main()
