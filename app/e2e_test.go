@@ -182,14 +182,23 @@ func TestDashboardInChromium(t *testing.T) {
 // TestPagesInChromium runs frontend/e2e/atlas.e2e.mjs: the Atlas (add by
 // hand, promote, search, retire, show retired, restore, edit, history),
 // Settings (a key stored in the real gnome-keyring `make test` starts,
-// never shown), Snapshots (make, restore, undo) and a screenshot of every
+// never shown; Connect Hermes and Disconnect on a Hermes home with the
+// user's comments), Snapshots (make, restore, undo) and a screenshot of every
 // page, kept in E2E_SHOTS (build/e2e-shots by default).
 func TestPagesInChromium(t *testing.T) {
 	var env []string
 	if bus := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); bus != "" {
 		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+bus)
 	}
-	p := proctest.New(t, binary(t), append(env, "HYATLAS_MODE=lite")...)
+	hermesHome := filepath.Join(t.TempDir(), "hermes")
+	if err := os.MkdirAll(hermesHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	hermesConfig := "# my Hermes\nmemory:\n  provider: honcho  # before HyAtlas\nterminal:\n  backend: local\n"
+	if err := os.WriteFile(filepath.Join(hermesHome, "config.yaml"), []byte(hermesConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := proctest.New(t, binary(t), append(env, "HYATLAS_MODE=lite", "HERMES_HOME="+hermesHome)...)
 	p.Start("serve")
 	link, err := p.Client().DashboardLink(context.Background())
 	if err != nil {
@@ -201,7 +210,7 @@ func TestPagesInChromium(t *testing.T) {
 	}
 	cmd := exec.Command("node", "e2e/atlas.e2e.mjs")
 	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link, "E2E_SHOTS="+shots)
+	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link, "E2E_SHOTS="+shots, "E2E_HERMES_HOME="+hermesHome)
 	if os.Getenv("GNOME_KEYRING_CONTROL") != "" {
 		cmd.Env = append(cmd.Env, "E2E_EXPECT_KEYRING=1")
 	}

@@ -138,7 +138,8 @@ func blockHasKeys(lines []string, start int) bool {
 	return false
 }
 
-// trailingComment returns the " # ..." part of a "key: value" line, if any.
+// trailingComment returns the "  # ..." part of a "key: value" line (with
+// the spaces before the #), if any.
 func trailingComment(line string) string {
 	_, rest, _ := strings.Cut(line, ":")
 	var quote rune
@@ -151,7 +152,11 @@ func trailingComment(line string) string {
 		case r == '"' || r == '\'':
 			quote = r
 		case r == '#' && i > 0 && (rest[i-1] == ' ' || rest[i-1] == '\t'):
-			return " " + rest[i:]
+			j := i
+			for j > 0 && (rest[j-1] == ' ' || rest[j-1] == '\t') {
+				j--
+			}
+			return rest[j:] // the comment with the spacing before it, as the user wrote it
 		}
 	}
 	return ""

@@ -18,7 +18,7 @@ func TestSetMemoryProvider(t *testing.T) {
 			"memory:\n    provider: hyatlas\n    memory_enabled: true   # on\nother: 1\n"},
 		{"provider replaced, comment kept",
 			"a: 1\nmemory:\n  # which provider\n  provider: honcho  # cloud one\n  user_char_limit: 2000\nb:\n  provider: keep\n",
-			"a: 1\nmemory:\n  # which provider\n  provider: hyatlas # cloud one\n  user_char_limit: 2000\nb:\n  provider: keep\n"},
+			"a: 1\nmemory:\n  # which provider\n  provider: hyatlas  # cloud one\n  user_char_limit: 2000\nb:\n  provider: keep\n"},
 		{"quoted value with a hash",
 			"memory:\n  provider: \"a#b\" # note\n",
 			"memory:\n  provider: hyatlas # note\n"},

@@ -5,13 +5,15 @@
 //   E2E_SHOTS          a folder for a screenshot of every page (default /tmp/hyatlas-shots)
 //   E2E_EXPECT_KEYRING 1 when an OS keyring answers (the key must be stored in it)
 //   CHROMIUM           browser binary (default /usr/bin/chromium)
+//   E2E_HERMES_HOME    the Hermes home the server connects (its config.yaml is checked)
 //
 // Atlas: add by hand → 0.50 → promote → 0.60 → search finds it → retire
 // with a reason → hidden → show retired → restore → edit → the history
 // shows the old text. Settings: set a key → "set", and the key is nowhere
-// in the page. Snapshots: make one → restore → undo. Exits non-zero with a
+// in the page; Connect Hermes installs the plugin and sets memory.provider,
+// Disconnect puts config.yaml back as it was. Snapshots: make one → restore → undo. Exits non-zero with a
 // message on any failure.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -20,6 +22,7 @@ const URL_ = process.env.HYATLAS_URL;
 const SHOTS = process.env.E2E_SHOTS || '/tmp/hyatlas-shots';
 const BROWSER = process.env.CHROMIUM || '/usr/bin/chromium';
 const EXPECT_KEYRING = process.env.E2E_EXPECT_KEYRING === '1';
+const HERMES_HOME = process.env.E2E_HERMES_HOME || '';
 const SECRET = 'sk-e2e-NEVER-SHOWN-4242';
 const TEXT = 'Prefers Tailwind tokens, never raw hex';
 
@@ -114,7 +117,31 @@ async function settings(page) {
   await page.click('[data-testid="nav-settings"]');
   await page.locator('[data-testid="autostart"]:checked').waitFor({ timeout: 10_000 });
   await page.uncheck('[data-testid="autostart"]');
+  if (HERMES_HOME) await hermes(page);
   await page.screenshot({ path: join(SHOTS, 'settings.png'), fullPage: true });
+}
+
+// Connect Hermes, then disconnect: the plugin appears and goes, and the
+// user's config.yaml is exactly as it was.
+async function hermes(page) {
+  const config = join(HERMES_HOME, 'config.yaml');
+  const before = readFileSync(config, 'utf8');
+  await page.locator('[data-testid="hermes-state"]', { hasText: 'not connected' }).waitFor({ timeout: 10_000 });
+  await page.click('[data-testid="hermes-connect"]');
+  await page.locator('[data-testid="hermes-state"]', { hasText: 'Connected' }).waitFor({ timeout: 10_000 });
+  check(existsSync(join(HERMES_HOME, 'plugins', 'hyatlas', '__init__.py')), 'Connect Hermes wrote no plugin');
+  check(/^\s+provider: hyatlas/m.test(readFileSync(config, 'utf8')), 'Connect Hermes did not set memory.provider');
+  const contact = await page.locator('[data-testid="hermes-contact"]').textContent();
+  check(contact.includes('No contact from Hermes'), `contact line: ${contact}`);
+  await page.screenshot({ path: join(SHOTS, 'settings-hermes.png'), fullPage: true });
+  await page.click('[data-testid="hermes-disconnect"]');
+  await page.click('[data-testid="hermes-disconnect-confirm"]');
+  await page.locator('[data-testid="hermes-state"]', { hasText: 'not connected' }).waitFor({ timeout: 10_000 });
+  check(readFileSync(config, 'utf8') === before, 'Disconnect did not restore config.yaml');
+  check(!existsSync(join(HERMES_HOME, 'plugins', 'hyatlas')), 'Disconnect left the plugin');
+  // Connected again for the screenshot a reader of the README sees.
+  await page.click('[data-testid="hermes-connect"]');
+  await page.locator('[data-testid="hermes-state"]', { hasText: 'Connected' }).waitFor({ timeout: 10_000 });
 }
 
 async function snapshots(page) {

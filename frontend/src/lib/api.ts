@@ -16,6 +16,7 @@ import type {
   Snapshot,
   Status,
   WorkspaceDoc,
+  HermesState,
 } from './types';
 
 const API_PREFIX = '/api/v1';
@@ -176,6 +177,10 @@ export const writeWorkspace = (agent: string, file: string, content: string, eta
 export const getAutostart = () => request<{ supported: boolean; enabled: boolean }>('/settings/autostart');
 export const setAutostart = (enabled: boolean) =>
   request<{ supported: boolean; enabled: boolean }>('/settings/autostart', json('PUT', { enabled }));
+
+export const hermesStatus = () => request<HermesState>('/hermes');
+export const hermesInstall = () => request<HermesState>('/hermes/install', json('POST', {}));
+export const hermesUninstall = () => request<HermesState>('/hermes/uninstall', json('POST', {}));
 
 export const listModels = () => request<{ models: ModelInfo[] }>('/models');
 export const installModel = (name: string) =>

@@ -243,3 +243,19 @@ export interface GraphHistory {
   nodes: GraphNode[];
   records: GraphRecord[];
 }
+
+/** The Hermes plugin's state in a Hermes home (GET /api/v1/hermes). */
+export interface HermesState {
+  hermes_home: string;
+  home_exists: boolean;
+  installed: boolean;
+  active: boolean;
+  provider: string;
+  plugin_version: string;
+  bundled_version: string;
+  outdated: boolean;
+  previous_provider: string;
+  previous_set: boolean;
+  last_contact: string | null;
+  message?: string;
+}
