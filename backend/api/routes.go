@@ -43,7 +43,7 @@ func (s *Server) register() {
 		{"POST", "/api/v1/snapshots/{id}/verify", s.verifySnapshot},
 		{"POST", "/api/v1/snapshots/{id}/restore", s.restoreSnapshot}, // verified first; undo: restore the before-restore one
 		{"GET", "/api/v1/tools", s.listTools},
-		{"POST", "/api/v1/tools/{name}", s.callTool},                         // the tool's arguments; user_id, agent_id in the query                   // user_id, agent_id, limit: the Persistent Memory block
+		{"POST", "/api/v1/tools/{name}", s.callTool},                         // the tool's arguments; user_id, agent_id in the query
 		{"POST", "/api/v1/feedback", s.feedback},                             // used: ids of recalled memories a reply used
 		{"POST", "/api/v1/forget", s.forget},                                 // text, user_id, agent_id, contains, reason
 		{"POST", "/api/v1/session/end", s.endSession},                        // user_id, agent_id, session_id: close the episode now
