@@ -68,6 +68,17 @@ class AppDown(unittest.TestCase):
         self.assertEqual(len(rows), 6)
         self.assertIn("reachable again", log.text())
 
+    def test_the_queue_is_bounded_and_drops_the_oldest(self):
+        from hyatlas import writer
+        old = writer.MAX_QUEUED
+        writer.MAX_QUEUED = 3
+        self.addCleanup(setattr, writer, "MAX_QUEUED", old)
+        p = new_provider(self, plugin_dir=plugin_dir_for(f"http://127.0.0.1:{closed_port()}"), user_id=unique_user())
+        for i in range(8):
+            p.sync_turn(f"Turn {i} about the garden shed.", "Noted.", session_id="b")
+        self.assertLessEqual(p.writer.pending(), 3 + 1)  # the queue plus the one being tried
+        self.assertGreaterEqual(p.writer.dropped, 4)
+
     def test_missing_discovery_and_token_are_handled(self):
         plugin = plugin_dir_for("http://127.0.0.1:1")
         os.remove(os.path.join(plugin, "discovery.json"))
