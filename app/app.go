@@ -54,6 +54,7 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 				runtime.WindowShow(ctx)
 				runtime.WindowUnminimise(ctx)
 			})
+			eng.SetQuit(func() { runtime.Quit(ctx) }) // Settings' Restart quits, then main starts again
 			if t != nil {
 				t.run(ctx)
 			}
@@ -67,6 +68,7 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 		OnShutdown: func(ctx context.Context) {
 			remember(ctx)
 			eng.API.SetWindow(nil)
+			eng.SetQuit(nil)
 			if t != nil {
 				t.stop()
 			}

@@ -60,6 +60,10 @@ func (s *Server) register() {
 		{"GET", "/api/v1/settings/llm-key", s.keyStatus}, // is_set, origin; never the key
 		{"PUT", "/api/v1/settings/llm-key", s.saveKey},   // key, memory_only
 		{"DELETE", "/api/v1/settings/llm-key", s.deleteKey},
+		{"GET", "/api/v1/settings", s.getSettings},            // saved, next, running, pinned
+		{"PUT", "/api/v1/settings", s.putSettings},            // llm_base, llm_model, mode, sync_extract, schedules
+		{"POST", "/api/v1/settings/test", s.testConnection},   // llm_base, llm_model: one short call
+		{"POST", "/api/v1/restart", s.restart},                // stop and start again (new settings apply)
 		{"GET", "/api/v1/settings/autostart", s.getAutostart}, // launch at login
 		{"PUT", "/api/v1/settings/autostart", s.putAutostart}, // enabled
 		{"GET", "/api/v1/egress", s.egress},                   // limit

@@ -54,6 +54,8 @@ type Config struct {
 	Digest func(context.Context) (memory.ConsolidationReport, error)
 	// Hermes connects the Hermes agent (nil: /api/v1/hermes answers 503).
 	Hermes Hermes
+	// Settings edits the saved settings (nil: /api/v1/settings answers 503).
+	Settings Settings
 }
 
 // Server holds the API's dependencies.

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -29,12 +30,12 @@ func runApp(ctx context.Context, e Env, args []string) error {
 	switch {
 	case e.GUI == nil:
 		fmt.Fprintln(e.Stdout, "This build has no desktop window: running headless.")
-		return serve(ctx, e, nil)
+		return restartAfter(serve(ctx, e, nil))
 	case !hasDisplay(e.Getenv):
 		fmt.Fprintln(e.Stdout, "No display found: running headless.")
-		return serve(ctx, e, nil)
+		return restartAfter(serve(ctx, e, nil))
 	default:
-		return serve(ctx, e, e.GUI)
+		return restartAfter(serve(ctx, e, e.GUI))
 	}
 }
 
@@ -42,7 +43,7 @@ func runServe(ctx context.Context, e Env, args []string) error {
 	if _, err := parse(flag.NewFlagSet("serve", flag.ContinueOnError), args, 0, 0); err != nil {
 		return err
 	}
-	return serve(ctx, e, nil)
+	return restartAfter(serve(ctx, e, nil))
 }
 
 // hasDisplay reports whether a window can be shown: always on macOS and
@@ -56,17 +57,18 @@ func hasDisplay(getenv func(string) string) bool {
 
 // serve opens the engine, listens, and runs until a signal (headless) or
 // until the window quits (gui). Shutdown finishes requests in progress,
-// flushes and closes the store.
-func serve(ctx context.Context, e Env, gui GUI) error {
+// flushes and closes the store. restart is true when the instance stopped
+// because POST /api/v1/restart asked it to.
+func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
 	cfg, err := loadConfig(e)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if running(ctx, cfg) {
 		if gui != nil {
-			return showRunning(ctx, e, cfg)
+			return false, showRunning(ctx, e, cfg)
 		}
-		return fmt.Errorf("HyAtlas is already running at http://%s (not starting a second server)", cfg.Addr())
+		return false, fmt.Errorf("HyAtlas is already running at http://%s (not starting a second server)", cfg.Addr())
 	}
 	// Catch a stop request from here on, so one that arrives while opening
 	// still ends in a clean Close.
@@ -76,15 +78,16 @@ func serve(ctx context.Context, e Env, gui GUI) error {
 	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	eng, err := engine.Open(ctx, cfg, engine.Options{Logger: log, Assets: e.Assets})
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() {
 		if err := eng.Close(); err != nil {
 			log.Error("shutdown", "err", err)
 		}
+		restart = restart || eng.RestartRequested()
 	}()
 	if _, err := eng.Listen(); err != nil {
-		return err
+		return false, err
 	}
 	base := eng.BaseURL()
 	fmt.Fprintf(e.Stdout, "HyAtlas %s is serving at %s\n", engine.Version, base)
@@ -98,14 +101,19 @@ func serve(ctx context.Context, e Env, gui GUI) error {
 
 	if gui != nil {
 		signal.Stop(sig) // the window handles its own signals
-		return gui(ctx, eng, log)
+		return false, gui(ctx, eng, log)
 	}
+	quit := make(chan struct{})
+	var once sync.Once
+	eng.SetQuit(func() { once.Do(func() { close(quit) }) })
 	select {
 	case s := <-sig:
 		log.Info("stopping", "signal", s.String())
+	case <-quit:
+		log.Info("restarting")
 	case <-ctx.Done():
 	}
-	return nil
+	return false, nil
 }
 
 // showRunning brings the running instance's window to the front: a
@@ -138,7 +146,7 @@ func running(ctx context.Context, cfg config.Config) bool {
 }
 
 func loadConfig(e Env) (config.Config, error) {
-	cfg, err := config.Load(e.Getenv)
+	cfg, err := config.LoadWithSettings(e.Getenv)
 	if err != nil {
 		return config.Config{}, fmt.Errorf("configuration: %w", err)
 	}

@@ -54,6 +54,7 @@ type Options struct {
 
 // Engine is a running memory engine.
 type Engine struct {
+	restartState
 	Config  config.Config
 	Memory  *memory.Service
 	API     *api.Server
@@ -188,6 +189,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
 		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x}, Digest: e.Digest,
 		Snapshots: snapshotsAPI{e}, Autostart: autostartEntry(), Hermes: hermesAPI{NewHermesInstaller(cfg)},
+		Settings: settingsAPI{e},
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()

@@ -30,6 +30,7 @@ type extraction struct {
 	keys   *secrets.KeySource
 	keySet atomic.Bool
 	client *llm.Client
+	hc     *http.Client // carries LLM calls (nil: the default client)
 	queue  *extractQueue
 	kick   chan struct{} // asks the catch-up loop for a run now
 	// paused holds background extraction (the tray's Pause): writes are
@@ -42,7 +43,7 @@ type extraction struct {
 // the client. Lite mode builds neither client nor queue: it makes no call.
 func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http.Client) *extraction {
 	cfg := e.Config.LLM
-	x := &extraction{cfg: cfg, kick: make(chan struct{}, 1), resume: make(chan struct{})}
+	x := &extraction{cfg: cfg, hc: hc, kick: make(chan struct{}, 1), resume: make(chan struct{})}
 	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{Keyring: kr, File: cfg.KeyFile, Env: cfg.Key,
 		Warn: func(msg string) { e.log.Warn(msg) }})
 	x.keys.OnChange(func() {

@@ -1,0 +1,27 @@
+//go:build !unix
+
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+)
+
+// restartAfter starts this program again (same arguments and environment)
+// when serve stopped to restart; this process then exits.
+func restartAfter(restart bool, err error) error {
+	if err != nil || !restart {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	cmd := exec.Command(exe, os.Args[1:]...)
+	cmd.Stdout, cmd.Stderr, cmd.Env = os.Stdout, os.Stderr, os.Environ()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("restart %s: %w (start HyAtlas again by hand)", exe, err)
+	}
+	return nil
+}

@@ -1,0 +1,25 @@
+//go:build unix
+
+package cli
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// restartAfter starts this program again in place (same arguments and
+// environment, so the same instance) when serve stopped to restart.
+func restartAfter(restart bool, err error) error {
+	if err != nil || !restart {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	if err := syscall.Exec(exe, os.Args, os.Environ()); err != nil {
+		return fmt.Errorf("restart %s: %w (start HyAtlas again by hand)", exe, err)
+	}
+	return nil // not reached
+}

@@ -1,0 +1,193 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// SettingsFile holds what the window's Settings saved, in the config
+// directory. The environment wins over it; it wins over the defaults.
+const SettingsFile = "settings.json"
+
+// Setting is one value the window edits: its key in settings.json and the
+// API, and the environment variable that pins it.
+type Setting struct {
+	Key string
+	Env string
+}
+
+// Editable lists the settings the window edits, in display order.
+var Editable = []Setting{
+	{"llm_base", "HYATLAS_LLM_BASE"},
+	{"llm_model", "HYATLAS_LLM_MODEL"},
+	{"mode", "HYATLAS_MODE"},
+	{"sync_extract", "HYATLAS_SYNC_EXTRACT"},
+	{"consolidate_every", "HYATLAS_CONSOLIDATE_EVERY"},
+	{"snapshot_every", "HYATLAS_SNAPSHOT_EVERY"},
+	{"snapshot_keep", "HYATLAS_SNAPSHOT_KEEP"},
+}
+
+// envOf is the environment variable of a settings key ("" if not editable).
+func envOf(key string) string {
+	for _, s := range Editable {
+		if s.Key == key {
+			return s.Env
+		}
+	}
+	return ""
+}
+
+// ReadSettings reads dir/settings.json; a missing file is no settings.
+// Keys that are not editable are dropped.
+func ReadSettings(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	b, err := os.ReadFile(filepath.Join(dir, SettingsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return out, fmt.Errorf("read %s: %w", SettingsFile, err)
+	}
+	var raw map[string]string
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return out, fmt.Errorf("read %s: %w", filepath.Join(dir, SettingsFile), err)
+	}
+	for k, v := range raw {
+		if envOf(k) != "" && strings.TrimSpace(v) != "" {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out, nil
+}
+
+// WriteSettings replaces dir/settings.json (mode 0600, atomically).
+func WriteSettings(dir string, values map[string]string) error {
+	clean := map[string]string{}
+	for k, v := range values {
+		if envOf(k) == "" {
+			return fmt.Errorf("%q is not a setting the window edits", k)
+		}
+		if v = strings.TrimSpace(v); v != "" {
+			clean[k] = v
+		}
+	}
+	b, err := json.MarshalIndent(clean, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+SettingsFile+".*")
+	if err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(append(b, '\n'))
+	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, SettingsFile)); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	return nil
+}
+
+// Overlay is getenv with the saved settings under it: a variable the
+// environment sets (non-empty) wins; otherwise the saved value is used.
+func Overlay(getenv func(string) string, saved map[string]string) func(string) string {
+	byEnv := map[string]string{}
+	for k, v := range saved {
+		if e := envOf(k); e != "" {
+			byEnv[e] = v
+		}
+	}
+	return func(name string) string {
+		if v := getenv(name); strings.TrimSpace(v) != "" {
+			return v
+		}
+		return byEnv[name]
+	}
+}
+
+// Pinned lists the keys of editable settings that the environment sets.
+func Pinned(getenv func(string) string) []string {
+	var out []string
+	for _, s := range Editable {
+		if strings.TrimSpace(getenv(s.Env)) != "" {
+			out = append(out, s.Key)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckSettings loads the configuration with saved under the environment
+// and fails, naming the setting, when a saved value is invalid (also one
+// that Load would only warn about and replace by its default).
+func CheckSettings(getenv func(string) string, saved map[string]string) error {
+	for k := range saved {
+		if envOf(k) == "" {
+			return fmt.Errorf("%q is not a setting the window edits", k)
+		}
+	}
+	cfg, err := Load(Overlay(getenv, saved))
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		for k := range saved {
+			if e := envOf(k); strings.HasPrefix(w, e+":") {
+				return fmt.Errorf("%s: %s", k, strings.TrimSuffix(strings.TrimPrefix(w, e+": "), "; using the default"))
+			}
+		}
+	}
+	return nil
+}
+
+// LoadWithSettings is Load with the window's saved settings under the
+// environment. A settings file that cannot be read, or whose values are
+// invalid, is ignored with a warning: the app still starts, on the
+// environment and the defaults.
+func LoadWithSettings(getenv func(string) string) (Config, error) {
+	base, err := Load(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	saved, err := ReadSettings(base.Paths.Config)
+	if err != nil {
+		base.Warnings = append(base.Warnings, err.Error()+"; the saved settings are ignored")
+		return base, nil
+	}
+	if len(saved) == 0 {
+		return base, nil
+	}
+	if err := CheckSettings(getenv, saved); err != nil {
+		base.Warnings = append(base.Warnings, fmt.Sprintf("saved settings (%s): %v; they are ignored",
+			filepath.Join(base.Paths.Config, SettingsFile), err))
+		return base, nil
+	}
+	return Load(Overlay(getenv, saved))
+}
+
+// Running is the value of each editable setting in cfg, as text.
+func Running(cfg Config) map[string]string {
+	sync := ""
+	if cfg.SyncExtract != nil {
+		sync = "off"
+		if *cfg.SyncExtract {
+			sync = "on"
+		}
+	}
+	return map[string]string{
+		"llm_base": cfg.LLM.Base, "llm_model": cfg.LLM.Model, "mode": string(cfg.Mode), "sync_extract": sync,
+		"consolidate_every": cfg.Consolidate.Every.String(), "snapshot_every": cfg.Snapshot.Every.String(),
+		"snapshot_keep": fmt.Sprint(cfg.Snapshot.Keep),
+	}
+}

@@ -1,0 +1,81 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestSettingsRoundTripAndOverlay(t *testing.T) {
+	dir := t.TempDir()
+	saved := map[string]string{"llm_base": "http://127.0.0.1:11434/v1", "llm_model": "qwen3:8b", "mode": "pro", "snapshot_keep": " "}
+	if err := WriteSettings(dir, saved); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, SettingsFile)); fi.Mode().Perm() != 0o600 {
+		t.Errorf("settings file mode %v", fi.Mode().Perm())
+	}
+	got, err := ReadSettings(dir)
+	if err != nil || len(got) != 3 || got["mode"] != "pro" {
+		t.Fatalf("read back %v %v", got, err)
+	}
+	env := envMap(map[string]string{"HYATLAS_CONFIG_DIR": dir, "HYATLAS_DATA": filepath.Join(dir, "data"),
+		"HYATLAS_LLM_MODEL": "pinned-model"})
+	cfg, err := LoadWithSettings(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.LLM.Base != "http://127.0.0.1:11434/v1" || cfg.LLM.Model != "pinned-model" || cfg.Mode != "pro" {
+		t.Errorf("base %q model %q mode %q: want the saved base and mode, the environment's model", cfg.LLM.Base, cfg.LLM.Model, cfg.Mode)
+	}
+	if p := Pinned(env); len(p) != 1 || p[0] != "llm_model" {
+		t.Errorf("pinned = %v", p)
+	}
+	if r := Running(cfg); r["mode"] != "pro" || r["snapshot_keep"] != "7" || r["sync_extract"] != "" {
+		t.Errorf("running = %v", r)
+	}
+	if err := WriteSettings(dir, map[string]string{"HYATLAS_GO_PORT": "1"}); err == nil {
+		t.Error("a setting the window does not edit was saved")
+	}
+}
+
+func TestCheckSettingsNamesTheBadValue(t *testing.T) {
+	dir := t.TempDir()
+	env := envMap(map[string]string{"HYATLAS_CONFIG_DIR": dir, "HYATLAS_DATA": filepath.Join(dir, "data")})
+	for _, c := range []struct {
+		saved map[string]string
+		want  string
+	}{
+		{map[string]string{"mode": "turbo"}, "HYATLAS_MODE"},
+		{map[string]string{"sync_extract": "sometimes"}, "HYATLAS_SYNC_EXTRACT"},
+		{map[string]string{"snapshot_every": "often"}, "snapshot_every"},
+		{map[string]string{"snapshot_keep": "0"}, "snapshot_keep"},
+		{map[string]string{"consolidate_every": "0"}, "HYATLAS_CONSOLIDATE_EVERY"},
+		{map[string]string{"port": "1"}, "not a setting"},
+	} {
+		err := CheckSettings(env, c.saved)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want it to name %s", c.saved, err, c.want)
+		}
+	}
+	if err := CheckSettings(env, map[string]string{"mode": "lite", "snapshot_every": "12h"}); err != nil {
+		t.Errorf("good settings refused: %v", err)
+	}
+}
+
+func TestLoadWithSettingsIgnoresABadFile(t *testing.T) {
+	dir := t.TempDir()
+	env := envMap(map[string]string{"HYATLAS_CONFIG_DIR": dir, "HYATLAS_DATA": filepath.Join(dir, "data")})
+	for _, body := range []string{"{not json", `{"mode": "turbo"}`} {
+		if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadWithSettings(env)
+		if err != nil || cfg.Mode != "ultra" || len(cfg.Warnings) == 0 || !strings.Contains(strings.Join(cfg.Warnings, " "), "ignored") {
+			t.Errorf("%s: mode %q, warnings %v, err %v", body, cfg.Mode, cfg.Warnings, err)
+		}
+	}
+}

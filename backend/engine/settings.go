@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"hyatlas/backend/api"
+	"hyatlas/backend/config"
+	"hyatlas/backend/llm"
+	"hyatlas/backend/memory"
+)
+
+// settingsAPI serves /api/v1/settings: what the window saved
+// (settings.json in the config directory), what runs now, and which values
+// the environment pins. New values apply when HyAtlas restarts.
+type settingsAPI struct{ e *Engine }
+
+func (s settingsAPI) state(saved map[string]string) api.SettingsState {
+	getenv := os.Getenv
+	next := map[string]string{}
+	if cfg, err := config.Load(config.Overlay(getenv, saved)); err == nil {
+		next = config.Running(cfg)
+	}
+	running := config.Running(s.e.Config)
+	restart := false
+	for k, v := range next {
+		if running[k] != v {
+			restart = true
+		}
+	}
+	keys := make([]string, len(config.Editable))
+	for i, st := range config.Editable {
+		keys[i] = st.Key
+	}
+	return api.SettingsState{Saved: saved, Next: next, Running: running, Pinned: nonNilStrings(config.Pinned(getenv)),
+		Keys: keys, RestartRequired: restart, CanRestart: s.e.quit.Load() != nil}
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Get is the settings' state now.
+func (s settingsAPI) Get() (api.SettingsState, error) {
+	saved, err := config.ReadSettings(s.e.Config.Paths.Config)
+	if err != nil {
+		return api.SettingsState{}, err
+	}
+	return s.state(saved), nil
+}
+
+// Put merges values into the saved settings ("" removes one) after
+// checking them all together; nothing is saved when one is invalid or
+// pinned by the environment.
+func (s settingsAPI) Put(values map[string]string) (api.SettingsState, error) {
+	dir := s.e.Config.Paths.Config
+	saved, err := config.ReadSettings(dir)
+	if err != nil {
+		return api.SettingsState{}, err
+	}
+	pinned := map[string]bool{}
+	for _, k := range config.Pinned(os.Getenv) {
+		pinned[k] = true
+	}
+	for k, v := range values {
+		if pinned[k] && strings.TrimSpace(v) != strings.TrimSpace(saved[k]) {
+			return api.SettingsState{}, memory.Errorf(memory.EINVALID, "%s is set by the environment (%s); change it there", k, envName(k))
+		}
+		if strings.TrimSpace(v) == "" {
+			delete(saved, k)
+		} else {
+			saved[k] = strings.TrimSpace(v)
+		}
+	}
+	if err := config.CheckSettings(os.Getenv, saved); err != nil {
+		return api.SettingsState{}, memory.Errorf(memory.EINVALID, "%v", err)
+	}
+	if err := config.WriteSettings(dir, saved); err != nil {
+		return api.SettingsState{}, err
+	}
+	return s.state(saved), nil
+}
+
+func envName(key string) string {
+	for _, st := range config.Editable {
+		if st.Key == key {
+			return st.Env
+		}
+	}
+	return key
+}
+
+// Test asks base for one short reply with model, using the stored key,
+// and says how it went. The call is in the egress ledger like any other.
+func (s settingsAPI) Test(ctx context.Context, base, model string) (api.ConnectionTest, error) {
+	base, model = strings.TrimSpace(base), strings.TrimSpace(model)
+	if base == "" || model == "" {
+		return api.ConnectionTest{}, memory.Errorf(memory.EBADREQUEST, "llm_base and llm_model are required")
+	}
+	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return api.ConnectionTest{}, memory.Errorf(memory.EINVALID, "llm_base: %q is not an http(s) URL", base)
+	}
+	x := s.e.x
+	client := llm.New(llm.Config{
+		Primary:    llm.Endpoint{Base: base, Model: model, Key: x.key},
+		Timeout:    30 * time.Second,
+		Retries:    -1,
+		UserAgent:  "HyAtlas/" + Version + " (+connection test)",
+		Ledger:     s.e.ledger,
+		HTTPClient: x.hc,
+	})
+	start := time.Now()
+	reply, err := client.Complete(ctx, llm.Request{Purpose: "test", User: "Reply with the single word OK."})
+	res := api.ConnectionTest{DurationMS: time.Since(start).Milliseconds(), Local: isLocal(base)}
+	if err != nil {
+		res.Error = err.Error()
+		return res, nil
+	}
+	res.OK = true
+	if r := []rune(strings.TrimSpace(reply)); len(r) > 80 {
+		reply = string(r[:80]) + "…"
+	}
+	res.Reply = strings.TrimSpace(reply)
+	return res, nil
+}
+
+// Restart asks the app to stop and start again (with the saved settings).
+func (s settingsAPI) Restart() error {
+	quit := s.e.quit.Load()
+	if quit == nil {
+		return memory.Errorf(memory.EUNAVAILABLE, "this HyAtlas cannot restart itself; quit and start it again")
+	}
+	s.e.restart.Store(true)
+	go func() {
+		time.Sleep(200 * time.Millisecond) // let the answer go out first
+		(*quit)()
+	}()
+	return nil
+}
+
+// SetQuit sets what stops this instance the way its user would (the
+// window's Quit, or the end of a headless serve); Restart needs it.
+func (e *Engine) SetQuit(quit func()) {
+	if quit == nil {
+		e.quit.Store(nil)
+		return
+	}
+	e.quit.Store(&quit)
+}
+
+// RestartRequested reports whether the instance stopped to restart.
+func (e *Engine) RestartRequested() bool { return e.restart.Load() }
+
+// restartState is embedded in Engine.
+type restartState struct {
+	quit    atomic.Pointer[func()]
+	restart atomic.Bool
+}
