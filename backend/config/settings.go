@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // SettingsFile holds what the window's Settings saved, in the config
@@ -187,7 +188,23 @@ func Running(cfg Config) map[string]string {
 	}
 	return map[string]string{
 		"llm_base": cfg.LLM.Base, "llm_model": cfg.LLM.Model, "mode": string(cfg.Mode), "sync_extract": sync,
-		"consolidate_every": cfg.Consolidate.Every.String(), "snapshot_every": cfg.Snapshot.Every.String(),
+		"consolidate_every": DurationText(cfg.Consolidate.Every), "snapshot_every": DurationText(cfg.Snapshot.Every),
 		"snapshot_keep": fmt.Sprint(cfg.Snapshot.Keep),
 	}
+}
+
+// DurationText writes d the way a person types it ("6h", "90m", "1h30m",
+// "45s"; "off" for 0), which ParseDuration reads back.
+func DurationText(d time.Duration) string {
+	if d <= 0 {
+		return "off"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

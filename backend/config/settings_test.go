@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -76,6 +77,19 @@ func TestLoadWithSettingsIgnoresABadFile(t *testing.T) {
 		cfg, err := LoadWithSettings(env)
 		if err != nil || cfg.Mode != "ultra" || len(cfg.Warnings) == 0 || !strings.Contains(strings.Join(cfg.Warnings, " "), "ignored") {
 			t.Errorf("%s: mode %q, warnings %v, err %v", body, cfg.Mode, cfg.Warnings, err)
+		}
+	}
+}
+
+func TestDurationTextReadsBack(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "off", 6 * time.Hour: "6h", 90 * time.Minute: "1h30m",
+		20 * time.Minute: "20m", 45 * time.Second: "45s", 24 * time.Hour: "24h", time.Hour + 30*time.Second: "1h0m30s"} {
+		got := DurationText(d)
+		if got != want {
+			t.Errorf("DurationText(%v) = %q, want %q", d, got, want)
+		}
+		if back, err := ParseDuration(got, -1); err != nil || back != d {
+			t.Errorf("%q reads back as %v, %v", got, back, err)
 		}
 	}
 }

@@ -14,6 +14,7 @@
 // Disconnect puts config.yaml back as it was. Snapshots: make one → restore → undo. Exits non-zero with a
 // message on any failure.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -97,8 +98,49 @@ async function atlas(page) {
   await page.keyboard.press('Escape');
 }
 
+// A stand-in OpenAI-compatible endpoint (the network edge): every chat
+// completion answers "OK".
+async function fakeModel() {
+  const srv = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', model: 'm',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'OK' } }] }));
+    });
+  });
+  await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
+  return srv;
+}
+
+// The model settings: a preset fills the address, test connection answers,
+// the mode the environment pins cannot be changed, and saving says what a
+// restart would change.
+async function modelSettings(page) {
+  const model = await fakeModel();
+  try {
+    await page.selectOption('[data-testid="preset"]', 'ollama');
+    check((await page.inputValue('[data-testid="set-llm_base"]')) === 'http://127.0.0.1:11434/v1', 'the Ollama preset did not fill the address');
+    await page.fill('[data-testid="set-llm_base"]', `http://127.0.0.1:${model.address().port}/v1`);
+    await page.fill('[data-testid="set-llm_model"]', 'tiny-model');
+    await page.click('[data-testid="test-connection"]');
+    await page.locator('[data-testid="test-result"]', { hasText: 'Works' }).waitFor({ timeout: 20_000 });
+    check(await page.isDisabled('[data-testid="set-mode"]'), 'the mode HYATLAS_MODE pins can be changed');
+    await page.fill('[data-testid="set-snapshot_keep"]', '0');
+    await page.click('[data-testid="settings-save"]');
+    await page.locator('[data-testid="settings-error"]', { hasText: 'snapshot_keep' }).waitFor({ timeout: 10_000 });
+    await page.fill('[data-testid="set-snapshot_keep"]', '5');
+    await page.click('[data-testid="settings-save"]');
+    await page.locator('[data-testid="restart-needed"]', { hasText: 'Model: — → tiny-model' }).waitFor({ timeout: 10_000 });
+    check(await page.isVisible('[data-testid="restart"]'), 'no Restart now button');
+  } finally {
+    model.close();
+  }
+}
+
 async function settings(page) {
   await page.click('[data-testid="nav-settings"]');
+  await modelSettings(page);
   await page.locator('[data-testid="key-state"]', { hasText: 'No key is set' }).waitFor({ timeout: 10_000 });
   await page.fill('[data-testid="key-input"]', SECRET);
   if (!EXPECT_KEYRING) await page.check('[data-testid="key-memory-only"]');
@@ -128,7 +170,7 @@ async function hermes(page) {
   const before = readFileSync(config, 'utf8');
   await page.locator('[data-testid="hermes-state"]', { hasText: 'not connected' }).waitFor({ timeout: 10_000 });
   await page.click('[data-testid="hermes-connect"]');
-  await page.locator('[data-testid="hermes-state"]', { hasText: 'Connected' }).waitFor({ timeout: 10_000 });
+  await page.locator('[data-testid="hermes-state"]', { hasText: /^Connected:/ }).waitFor({ timeout: 10_000 });
   check(existsSync(join(HERMES_HOME, 'plugins', 'hyatlas', '__init__.py')), 'Connect Hermes wrote no plugin');
   check(/^\s+provider: hyatlas/m.test(readFileSync(config, 'utf8')), 'Connect Hermes did not set memory.provider');
   const contact = await page.locator('[data-testid="hermes-contact"]').textContent();
@@ -141,7 +183,7 @@ async function hermes(page) {
   check(!existsSync(join(HERMES_HOME, 'plugins', 'hyatlas')), 'Disconnect left the plugin');
   // Connected again for the screenshot a reader of the README sees.
   await page.click('[data-testid="hermes-connect"]');
-  await page.locator('[data-testid="hermes-state"]', { hasText: 'Connected' }).waitFor({ timeout: 10_000 });
+  await page.locator('[data-testid="hermes-state"]', { hasText: /^Connected:/ }).waitFor({ timeout: 10_000 });
 }
 
 async function snapshots(page) {

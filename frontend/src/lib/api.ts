@@ -17,6 +17,8 @@ import type {
   Status,
   WorkspaceDoc,
   HermesState,
+  SettingsState,
+  ConnectionTest,
 } from './types';
 
 const API_PREFIX = '/api/v1';
@@ -177,6 +179,12 @@ export const writeWorkspace = (agent: string, file: string, content: string, eta
 export const getAutostart = () => request<{ supported: boolean; enabled: boolean }>('/settings/autostart');
 export const setAutostart = (enabled: boolean) =>
   request<{ supported: boolean; enabled: boolean }>('/settings/autostart', json('PUT', { enabled }));
+
+export const getSettings = () => request<SettingsState>('/settings');
+export const putSettings = (values: Record<string, string>) => request<SettingsState>('/settings', json('PUT', values));
+export const testConnection = (llm_base: string, llm_model: string) =>
+  request<ConnectionTest>('/settings/test', json('POST', { llm_base, llm_model }));
+export const restartApp = () => request<{ restarting: boolean }>('/restart', json('POST'));
 
 export const hermesStatus = () => request<HermesState>('/hermes');
 export const hermesInstall = () => request<HermesState>('/hermes/install', json('POST', {}));

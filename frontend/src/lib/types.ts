@@ -259,3 +259,23 @@ export interface HermesState {
   last_contact: string | null;
   message?: string;
 }
+
+/** The editable settings (GET/PUT /api/v1/settings). */
+export interface SettingsState {
+  keys: string[];
+  saved: Record<string, string>;
+  next: Record<string, string>;
+  running: Record<string, string>;
+  pinned: string[];
+  restart_required: boolean;
+  can_restart: boolean;
+}
+
+/** The answer of "test connection". */
+export interface ConnectionTest {
+  ok: boolean;
+  reply?: string;
+  error?: string;
+  duration_ms: number;
+  local: boolean;
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { changed, pendingChanges, presetOf } from './settings';
+
+describe('settings form', () => {
+  it.each([
+    ['http://127.0.0.1:11434/v1', 'ollama'],
+    ['http://127.0.0.1:11434/v1/', 'ollama'],
+    ['http://127.0.0.1:8080/v1', 'llamacpp'],
+    ['https://api.example.com/v1', 'hosted'],
+    ['http://10.0.0.5:9000/v1', 'custom'],
+    ['', 'custom'],
+  ])('presetOf(%s) = %s', (base, want) => {
+    expect(presetOf(base)).toBe(want);
+  });
+
+  it('sends only what changed and never a pinned value', () => {
+    const next = { llm_base: '', llm_model: '', mode: 'ultra', snapshot_keep: '7' };
+    const form = { llm_base: ' http://127.0.0.1:11434/v1 ', llm_model: 'qwen3:8b', mode: 'pro', snapshot_keep: '7' };
+    expect(changed(form, next, ['mode'])).toEqual({ llm_base: 'http://127.0.0.1:11434/v1', llm_model: 'qwen3:8b' });
+    expect(changed(next, next, [])).toEqual({});
+  });
+
+  it('lists what a restart would change', () => {
+    expect(pendingChanges({ mode: 'ultra', llm_model: '' }, { mode: 'pro', llm_model: 'm' })).toEqual([
+      'Model: — → m',
+      'Mode: ultra → pro',
+    ]);
+  });
+});
