@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,6 +66,31 @@ func windowTitle() string {
 		}
 	}
 	return ""
+}
+
+// visibleWindows lists the ids of the mapped windows named HyAtlas.
+func visibleWindows() []uint32 {
+	out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^HyAtlas").Output()
+	var ids []uint32
+	for _, f := range strings.Fields(string(out)) {
+		if n, err := strconv.ParseUint(f, 10, 32); err == nil {
+			ids = append(ids, uint32(n))
+		}
+	}
+	return ids
+}
+
+// waitVisible waits up to 20 s for the window to be shown and returns its ids.
+func waitVisible(t *testing.T, p *proctest.Instance) []uint32 {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if ids := visibleWindows(); len(ids) > 0 {
+			return ids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no visible HyAtlas window:\n%s", p.Out.String())
+		}
+	}
 }
 
 // windowGeometry is xdotool's geometry of every window named HyAtlas
@@ -323,9 +349,30 @@ func TestTrayQuit(t *testing.T) {
 	if got := statusLine(labels); got != "0 memories · extraction unconfigured" {
 		t.Errorf("status line %q in %v", got, labels)
 	}
+	// Closing the window hides it: the API and the agent's memory go on.
+	ids := waitVisible(t, p)
+	for _, id := range ids {
+		if err := closeWindow(display, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(15 * time.Second); len(visibleWindows()) > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the window is still shown after its close button:\n%s", p.Out.String())
+		}
+	}
+	add(t, p, "Written while the window is closed")
+	if st, err := p.Client().Status(context.Background()); err != nil || st.Writes != 1 || p.Cmd.ProcessState != nil {
+		t.Fatalf("after closing the window: %+v %v", st, err)
+	}
 	// A second launch is not a second app: it brings this window forward.
 	if out, code := p.Run(); code != 0 || !strings.Contains(out, "its window is in front") {
 		t.Fatalf("second launch: exit %d\n%s", code, out)
+	}
+	for deadline := time.Now().Add(15 * time.Second); len(visibleWindows()) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a second launch did not show the hidden window")
+		}
 	}
 	call := menu.Call("com.canonical.dbusmenu.Event", 0, labels["Quit"], "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
 	if call.Err != nil {
@@ -336,5 +383,26 @@ func TestTrayQuit(t *testing.T) {
 	}
 	if !strings.Contains(p.Out.String(), "quit from the tray") {
 		t.Errorf("output:\n%s", p.Out.String())
+	}
+}
+
+// TestCloseWithoutTrayQuits: with no tray (no session bus), the close
+// button quits the app cleanly instead of hiding a window nobody could
+// bring back.
+func TestCloseWithoutTrayQuits(t *testing.T) {
+	display := os.Getenv("DISPLAY")
+	if display == "" {
+		t.Fatal("run under xvfb-run (make test does)")
+	}
+	p := proctest.New(t, binary(t), "DISPLAY="+display, "XAUTHORITY="+os.Getenv("XAUTHORITY"),
+		"DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
+	p.Start()
+	for _, id := range waitVisible(t, p) {
+		if err := closeWindow(display, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := p.Wait(30 * time.Second); code != 0 {
+		t.Fatalf("exit %d after the close button:\n%s", code, p.Out.String())
 	}
 }
