@@ -153,6 +153,52 @@ func TestList(t *testing.T) {
 	}
 }
 
+// TestListText: the Atlas's text filter is a substring test that folds
+// ASCII case only (as SQL's LIKE does), takes % and _ literally, and, for
+// live rows, also needs each word to start a word of the text.
+func TestListText(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	insert(t, s,
+		row("pg", "Foxtrot runs on Postgres 16"),
+		row("pct", "Coverage must stay above 50% on main"),
+		row("und", "The flag is called dry_run in the config"),
+		row("acc", "Élodie prefers the café near the station"),
+		row("mid", "The preprocessing step is slow"),
+		row("old", "Postgres 12 was retired last year"),
+	)
+	retire(t, s, "old")
+	for _, tc := range []struct {
+		text    string
+		retired bool
+		want    []string
+	}{
+		{"postgres", false, []string{"pg"}},
+		{"POSTGRES 16", false, []string{"pg"}},
+		{"postgres", true, []string{"old", "pg"}},
+		{"50%", false, []string{"pct"}},
+		{"0%", true, []string{"pct"}},
+		{"dry_run", false, []string{"und"}},
+		{"dry%run", false, nil},
+		{"élodie", false, nil}, // non-ASCII letters do not fold, as in LIKE
+		{"Élodie", false, []string{"acc"}},
+		{"café", false, []string{"acc"}},
+		{"processing", false, nil}, // live rows: a word must start with it
+		{"processing", true, []string{"mid"}},
+		{"preprocess", false, []string{"mid"}},
+	} {
+		got, total, err := s.List(ctx, memory.ListFilter{Text: tc.text, IncludeRetired: tc.retired, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := idsOf(got)
+		slices.Sort(ids)
+		if !slices.Equal(ids, tc.want) || total != len(tc.want) {
+			t.Errorf("%q (retired %v) = %v total %d, want %v", tc.text, tc.retired, ids, total, tc.want)
+		}
+	}
+}
+
 func TestKeyword(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
