@@ -44,12 +44,9 @@ func (s *Store) GetMany(ctx context.Context, ids []string) (map[string]memory.Me
 	return out, nil
 }
 
-// ftsMarker stands where List's page query may put a unary + before the
-// full-text condition; manyMatches is when it does.
-const (
-	ftsMarker   = "/*fts*/"
-	manyMatches = 2000
-)
+// manyMatches is how many matches of a text make List walk created_at
+// for the page instead of sorting the matches.
+const manyMatches = 2000
 
 // List returns one page of rows, newest first, and how many rows match.
 func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory, int, error) {
@@ -86,13 +83,14 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 	if f.MaxStrength != nil {
 		w.add("strength <= ?", *f.MaxStrength)
 	}
+	// The text: a substring test, instr over lower() being LIKE's matching
+	// (ASCII letters fold, others must be equal) at a third of its cost.
+	// For live rows the full-text index first narrows them to those with
+	// words starting as the text's do (match).
+	var match string
 	if f.Text != "" {
-		// The full-text index narrows live rows to those with words
-		// starting as the text's do; the substring test keeps only real
-		// matches. instr over lower() is LIKE's matching (ASCII letters
-		// fold, others must be equal) at a third of its cost.
 		if q := ftsPrefixes(f.Text); q != "" && !f.IncludeRetired {
-			w.add(ftsMarker+`seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)`, "{content} : ("+q+")")
+			match = "{content} : (" + q + ")"
 		}
 		w.add(`instr(lower(content), ?) > 0`, asciiLower(f.Text))
 	}
@@ -103,23 +101,34 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 	case f.Oldest:
 		order = " ORDER BY created_at, seq"
 	}
+	// With a full-text match, counting starts from the matches (CROSS JOIN
+	// keeps that order; left to itself the planner walked all of a user's
+	// rows: 180 ms at 100,000). The page does too when they are few; when
+	// they are many it walks created_at and skips rows not among them (a
+	// unary + keeps the planner off the match list; sorting 23,000 matches
+	// of a common word cost 80 ms).
+	from, args := " FROM memories", w.args
+	page := from + w.sql()
+	if match != "" {
+		from = " FROM (SELECT rowid AS fts_seq FROM memories_fts WHERE memories_fts MATCH ?) CROSS JOIN memories ON seq = fts_seq"
+		args = append([]any{match}, w.args...)
+	}
 	var total int
-	cond := w.sql()
-	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM memories`+strings.Replace(cond, ftsMarker, "", 1),
-		w.args...).Scan(&total); err != nil {
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*)`+from+w.sql(), args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count memories: %w", err)
 	}
-	// Many matches of the text: walk created_at for the page (a unary +
-	// keeps the planner off the match list; sorting 23,000 matches of a
-	// common word first cost 80 ms at 100,000 rows). Few: sort them.
-	if total > manyMatches {
-		cond = strings.Replace(cond, ftsMarker, "+", 1)
-	} else {
-		cond = strings.Replace(cond, ftsMarker, "", 1)
+	pageArgs := args
+	switch {
+	case match != "" && total > manyMatches:
+		var many where
+		many.conds = append([]string{`+seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)`}, w.conds...)
+		page, pageArgs = " FROM memories"+many.sql(), args
+	case match != "":
+		page = from + w.sql()
 	}
 	var out []memory.Memory
-	err := s.query(ctx, `SELECT `+memoryColumns+` FROM memories`+cond+order+
-		` LIMIT ? OFFSET ?`, append(w.args, f.Limit, f.Offset),
+	err := s.query(ctx, `SELECT `+memoryColumns+page+order+` LIMIT ? OFFSET ?`,
+		append(append([]any{}, pageArgs...), f.Limit, f.Offset),
 		func(r *sql.Rows) error {
 			m, err := scanMemory(r)
 			out = append(out, m)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -185,5 +186,30 @@ func TestSentenceVectors(t *testing.T) {
 	}
 	if m := mustGet(t, s, "short"); m.Content != "a short text" {
 		t.Fatalf("refused update changed the row: %q", m.Content)
+	}
+}
+
+// TestStatsFollowEveryWrite: Stats is answered from memory between writes,
+// and a write is seen by the very next call.
+func TestStatsFollowEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	live := func() int {
+		st, err := s.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Live[memory.LayerRaw] += 1000 // a caller changing its copy changes nothing
+		return st.Live[memory.LayerRaw] - 1000
+	}
+	for i := range 5 {
+		if got := live(); got != i {
+			t.Fatalf("after %d writes Stats says %d", i, got)
+		}
+		insert(t, s, row(fmt.Sprintf("r%d", i), "text"))
+	}
+	retire(t, s, "r0")
+	if got := live(); got != 4 {
+		t.Fatalf("after a retirement Stats says %d", got)
 	}
 }

@@ -49,6 +49,7 @@ type Store struct {
 	closeMu  sync.RWMutex
 	closed   bool
 	writeSeq atomic.Uint64 // batches and exclusive ops run
+	stats    statsCache    // the last Stats, valid until the next write
 
 	// Migrated reports the schema versions before and after Open.
 	MigratedFrom, MigratedTo int
@@ -226,14 +227,20 @@ func (s *Store) writeLoop() {
 	}
 }
 
-// run commits a batch, or runs an exclusive op alone.
+// run commits a batch, or runs an exclusive op alone. The write sequence
+// moves before any caller hears back, so a read that follows a write
+// never sees the sequence of before it (the stats cache relies on that).
 func (s *Store) run(batch []writeOp) {
-	defer s.writeSeq.Add(1)
+	var errs []error
 	if len(batch) == 1 && batch[0].raw != nil {
-		batch[0].done <- batch[0].raw(batch[0].ctx)
-		return
+		errs = []error{batch[0].raw(batch[0].ctx)}
+	} else {
+		errs = s.commit(batch)
 	}
-	s.commit(batch)
+	s.writeSeq.Add(1)
+	for i, op := range batch {
+		op.done <- errs[i]
+	}
 }
 
 // WriteSeq changes after every write the store runs: a copy made after
@@ -244,24 +251,19 @@ func (s *Store) WriteSeq() uint64 { return s.writeSeq.Load() }
 // an op that fails is rolled back alone and the others commit. If SQLite
 // cannot keep the transaction (a savepoint statement fails: disk full, I/O
 // error), the whole batch fails and nothing of it is written.
-func (s *Store) commit(batch []writeOp) {
+func (s *Store) commit(batch []writeOp) []error {
 	errs := make([]error, len(batch))
-	defer func() {
-		for i, op := range batch {
-			op.done <- errs[i]
-		}
-	}()
 	ctx := context.Background()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		failAll(errs, fmt.Errorf("begin write: %w", err))
-		return
+		return errs
 	}
 	for i, op := range batch {
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT op"); err != nil {
 			_ = tx.Rollback()
 			failAll(errs, fmt.Errorf("the write transaction failed: %w", err))
-			return
+			return errs
 		}
 		errs[i] = op.fn(op.ctx, tx)
 		end := []string{"RELEASE op"}
@@ -272,7 +274,7 @@ func (s *Store) commit(batch []writeOp) {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				_ = tx.Rollback()
 				failAll(errs, fmt.Errorf("the write transaction was rolled back: %w", err))
-				return
+				return errs
 			}
 		}
 	}
@@ -280,6 +282,7 @@ func (s *Store) commit(batch []writeOp) {
 		_ = tx.Rollback()
 		failAll(errs, fmt.Errorf("commit: %w", err))
 	}
+	return errs
 }
 
 // failAll sets err on every op of a batch that did not fail by itself;
