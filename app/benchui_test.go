@@ -30,7 +30,9 @@ func TestAtlasPerf(t *testing.T) {
 	if v := os.Getenv("BENCHUI_N"); v != "" {
 		fmt.Sscan(v, &n)
 	}
-	p := proctest.New(t, os.Getenv("HYATLAS_BIN"), "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+	// No scheduled snapshot: the first one (a minute after start) would
+	// copy the whole store while the page is measured.
+	p := proctest.New(t, os.Getenv("HYATLAS_BIN"), "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_SNAPSHOT_EVERY=off")
 	p.Start("serve")
 	file := filepath.Join(t.TempDir(), "seed.jsonl")
 	f, err := os.Create(file)
@@ -88,7 +90,9 @@ func TestAtlasPerf(t *testing.T) {
 // It prints the numbers and asserts only that the page worked.
 func TestMindPalacePerf(t *testing.T) {
 	ctx := context.Background()
-	p := proctest.New(t, os.Getenv("HYATLAS_BIN"), "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+	// No scheduled snapshot: the first one (a minute after start) would
+	// copy the whole store while the page is measured.
+	p := proctest.New(t, os.Getenv("HYATLAS_BIN"), "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_SNAPSHOT_EVERY=off")
 	dataDir := filepath.Join(p.Home, "data")
 	st, err := store.Open(ctx, dataDir)
 	if err != nil {

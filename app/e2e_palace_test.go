@@ -44,7 +44,12 @@ func palaceLLM(t *testing.T) *httptest.Server {
 					fact["text"], fact["event_at"] = f.text, f.at
 				}
 			}
-			reply = map[string]any{"facts": []any{fact}, "intentions": []any{}, "intentions_done": []any{}, "entities": []any{}, "experiences": []any{}}
+			entities := []any{}
+			if strings.Contains(text, "Globex team") { // Globex gets an entity page
+				entities = append(entities, map[string]any{"name": "Globex", "kind": "organization",
+					"state": []any{map[string]any{"key": "Alice's role", "value": "team lead"}}, "summary": "Alice's employer since March 2025."})
+			}
+			reply = map[string]any{"facts": []any{fact}, "intentions": []any{}, "intentions_done": []any{}, "entities": entities, "experiences": []any{}}
 		case strings.HasPrefix(system, "You consolidate"):
 			byOrg := map[string][]string{}
 			for _, m := range factLine.FindAllStringSubmatch(user, -1) {

@@ -55,3 +55,12 @@ func (s *Server) putAutostart(w http.ResponseWriter, r *http.Request) error {
 	}
 	return s.autostartState(w)
 }
+
+// token answers the API token to a caller that is already signed in (the
+// window, a dashboard session or a bearer of the token): Settings copies
+// it for an agent's configuration. It is never logged.
+func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, map[string]string{"token": s.cfg.Token})
+	return nil
+}

@@ -73,3 +73,14 @@ func TestSessionEnd(t *testing.T) {
 		}
 	}
 }
+
+func TestTokenForSignedInCallersOnly(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	r := a.do(req{path: "/api/v1/token"})
+	if r.status != 200 || !strings.Contains(string(r.body), testToken) || r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("signed in: %d %s", r.status, r.body)
+	}
+	if r := a.do(req{path: "/api/v1/token", noAuth: true}); r.status != 401 || strings.Contains(string(r.body), testToken) {
+		t.Errorf("without the token: %d %s", r.status, r.body)
+	}
+}

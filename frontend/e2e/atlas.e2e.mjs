@@ -63,6 +63,11 @@ async function atlas(page) {
   await row.locator('[data-testid="promote"]').click();
   row = await rowOf(page, TEXT);
   await waitStrength(row, '0.60');
+  // Live: what an agent adds while the Atlas is open shows up without a reload.
+  const live = 'Added by an agent while the Atlas was open';
+  await page.evaluate((content) => fetch('/api/v1/memories', { method: 'POST', credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ content }) }), live);
+  await rowOf(page, live);
 
   await page.fill('[data-testid="atlas-search"]', 'tailwind');
   await rowOf(page, TEXT);
@@ -159,6 +164,13 @@ async function settings(page) {
   await page.click('[data-testid="nav-settings"]');
   await page.locator('[data-testid="autostart"]:checked').waitFor({ timeout: 10_000 });
   await page.uncheck('[data-testid="autostart"]');
+  // Copy token: to the clipboard, never into the page.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.click('[data-testid="copy-token"]');
+  await page.locator('[data-testid="token-copied"]', { hasText: 'Token copied' }).waitFor({ timeout: 10_000 });
+  const token = await page.evaluate(() => navigator.clipboard.readText());
+  check(/^[0-9a-f]{64}$/.test(token), 'the copied token is not a token');
+  check(!(await page.content()).includes(token), 'the token appears in the page');
   if (HERMES_HOME) await hermes(page);
   await page.screenshot({ path: join(SHOTS, 'settings.png'), fullPage: true });
 }

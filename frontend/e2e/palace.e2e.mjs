@@ -61,6 +61,8 @@ try {
   await page.fill('[data-testid="mp-find"]', 'glob');
   await page.press('[data-testid="mp-find"]', 'Enter');
   await page.locator('[data-testid="mp-card"] h3', { hasText: 'Globex' }).waitFor();
+  // Its entity page: what is known of Globex now.
+  await page.locator('[data-testid="mp-page"]', { hasText: 'team lead' }).waitFor();
   await page.uncheck('label.kind:has-text("organization") input');
   same((await page.locator('[data-testid="mp-relations"] li').allTextContents()).length, 0, 'relations with organizations hidden');
   await page.check('label.kind:has-text("organization") input');

@@ -17,6 +17,7 @@ import type {
   Status,
   WorkspaceDoc,
   HermesState,
+  GraphNeighbourhood,
   SettingsState,
   ConnectionTest,
 } from './types';
@@ -186,6 +187,8 @@ export const testConnection = (llm_base: string, llm_model: string) =>
   request<ConnectionTest>('/settings/test', json('POST', { llm_base, llm_model }));
 export const restartApp = () => request<{ restarting: boolean }>('/restart', json('POST'));
 
+export const apiToken = () => request<{ token: string }>('/token');
+
 export const hermesStatus = () => request<HermesState>('/hermes');
 export const hermesInstall = () => request<HermesState>('/hermes/install', json('POST', {}));
 export const hermesUninstall = () => request<HermesState>('/hermes/uninstall', json('POST', {}));
@@ -198,5 +201,6 @@ export const timeline = (days = 30) => request<{ days: Day[] }>(`/stats/timeline
 
 export const graphHistory = (user_id = '') =>
   request<GraphHistory>(`/graph/history${user_id ? `?user_id=${encodeURIComponent(user_id)}` : ''}`);
+export const graphNode = (id: string) => request<GraphNeighbourhood>(`/graph?node=${encodeURIComponent(id)}`);
 export const digestNow = () =>
   request<{ digest_ok: boolean; reason?: string; report?: { clusters_run: number; edges: number } }>('/digest', json('POST'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeTimes, layout, step, visibleAt } from './graph';
+import { changeTimes, fadeAt, layout, step, visibleAt } from './graph';
 import type { GraphRecord } from './types';
 
 const rec = (p: Partial<GraphRecord>): GraphRecord => ({
@@ -22,6 +22,18 @@ describe('the Mind Palace rules', () => {
     ['valid', 20, ['acme@200']],
     ['valid', 60, ['globex@200']],
   ] as const)('%s at %d shows %j', (axis, t, want) => expect(shown(axis, t)).toEqual(want));
+
+  it('fades an ended relation out over the span after it ended', () => {
+    // Recorded axis: the old Acme belief expired at 200.
+    expect(fadeAt(acmeOld, 'recorded', 199, 40)).toBe(0); // not ended yet
+    expect(fadeAt(acmeOld, 'recorded', 200, 40)).toBe(1);
+    expect(fadeAt(acmeOld, 'recorded', 220, 40)).toBe(0.5);
+    expect(fadeAt(acmeOld, 'recorded', 240, 40)).toBe(0);
+    // Valid axis: Acme stopped being true at 50; a record no longer believed never fades there.
+    expect(fadeAt(acme, 'valid', 60, 40)).toBe(0.75);
+    expect(fadeAt(acmeOld, 'valid', 60, 40)).toBe(0);
+    expect(fadeAt(globex, 'valid', 60, 40)).toBe(0); // still true
+  });
 
   it('steps through the changes of an axis', () => {
     expect(changeTimes(all, 'recorded')).toEqual([100, 200]);

@@ -14,6 +14,23 @@ export function visibleAt(r: GraphRecord, axis: Axis, t: number): boolean {
   return r.recorded_at <= t && (r.expired_at === 0 || r.expired_at > t);
 }
 
+/** When a record left the graph on an axis (Unix seconds; 0 = it has not). */
+export function endedAt(r: GraphRecord, axis: Axis): number {
+  if (axis === 'valid') return r.expired_at === 0 ? r.valid_to : 0;
+  return r.expired_at;
+}
+
+/**
+ * How visible a record that ended before t still is, fading out over span
+ * seconds: 1 just after it ended, 0 once span has passed (and for records
+ * that have not ended by t).
+ */
+export function fadeAt(r: GraphRecord, axis: Axis, t: number, span: number): number {
+  const end = endedAt(r, axis);
+  if (!end || end > t || span <= 0 || t - end >= span) return 0;
+  return 1 - (t - end) / span;
+}
+
 /** The moments the graph changes on an axis, sorted, unique. */
 export function changeTimes(records: GraphRecord[], axis: Axis): number[] {
   const ts = new Set<number>();

@@ -221,6 +221,7 @@ export interface GraphNode {
   id: string;
   label: string;
   type: string;
+  page_id?: string; // the entity's L8 page
   created_at: number;
   strength: number;
   degree?: number;
@@ -278,4 +279,9 @@ export interface ConnectionTest {
   error?: string;
   duration_ms: number;
   local: boolean;
+}
+
+/** GET /api/v1/graph?node=: a node and its neighbours now. */
+export interface GraphNeighbourhood {
+  neighbors?: { id: string; label: string; relation: string; edge?: { facts?: string[]; sources?: string[] } }[];
 }
