@@ -66,6 +66,10 @@ try {
   await page.uncheck('label.kind:has-text("organization") input');
   same((await page.locator('[data-testid="mp-relations"] li').allTextContents()).length, 0, 'relations with organizations hidden');
   await page.check('label.kind:has-text("organization") input');
+  // The card opens the Atlas searching for the entity.
+  await page.click('[data-testid="mp-open-atlas"]');
+  await page.locator('[data-testid="atlas-row"]', { hasText: 'Alice joined Globex' }).first().waitFor();
+  same(await page.inputValue('[data-testid="atlas-search"]'), 'Globex', 'the Atlas search');
   console.log('PASS palace e2e');
 } catch (err) {
   await page.screenshot({ path: join(SHOTS, 'failed-palace.png'), fullPage: true }).catch(() => {});
