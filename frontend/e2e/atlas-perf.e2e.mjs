@@ -64,6 +64,8 @@ try {
   const rows = await page.locator('[data-testid="atlas-row"]').count();
   const frames = await page.evaluate(async () => {
     window.scrollTo(0, 0);
+    // Settle at the top first: jumping there from the end redraws the page.
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     const gaps = [];
     let last = performance.now();
     const end = document.body.scrollHeight - innerHeight;
@@ -77,7 +79,8 @@ try {
       };
       requestAnimationFrame(step);
     });
-    return { frames: gaps.length, slow: gaps.filter((g) => g > 25).length };
+    const slowAt = gaps.flatMap((g, i) => (g > 25 ? [`${i}:${Math.round(g)}ms`] : []));
+    return { frames: gaps.length, slow: slowAt.length, slow_at: slowAt };
   });
   console.log(JSON.stringify({ total, first_paint_ms: median(paints), filter_ms: median(filters), filters, paints, rows_loaded: rows, ...frames }));
 } finally {
