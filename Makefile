@@ -84,7 +84,9 @@ bench: build
 ## bench-ui: the Atlas at 100,000 memories and the Mind Palace at 5,000 entities in Chromium, and start to window (prints the numbers)
 bench-ui: build
 	HYATLAS_BIN=$(CURDIR)/$(BIN) HYATLAS_ORT_LIB=$(ORT_LIB) xvfb-run -a -s '-screen 0 1280x800x24' \
-		$(GO) test -tags benchui -count=1 -v -timeout 30m ./app/ | grep -E "Atlas at|Mind Palace at|Start to window|FAIL|ok"
+		$(GO) test -tags benchui -count=1 -v -timeout 30m ./app/ > build/bench-ui.log 2>&1; \
+		rc=$$?; grep -E "Atlas at|Mind Palace at|Start to window|FAIL|ok" build/bench-ui.log; \
+		if [ $$rc -ne 0 ]; then echo "bench-ui failed; the whole output is in build/bench-ui.log"; fi; exit $$rc
 
 clean:
 	rm -rf build/bin frontend/dist/app

@@ -60,7 +60,12 @@ async function atlas(page) {
   await page.click('[data-testid="add-save"]');
   let row = await rowOf(page, TEXT);
   check((await strengthOf(row)) === '0.50', `a manual add starts at ${await strengthOf(row)}`);
-  await row.locator('[data-testid="promote"]').click();
+  // By keyboard: Tab from a row's text reaches its Promote, Enter presses it.
+  await row.locator('[data-testid="row-open"]').focus();
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  check(focused === 'promote', `Tab from a row reaches ${focused}, not Promote`);
+  await page.keyboard.press('Enter');
   row = await rowOf(page, TEXT);
   await waitStrength(row, '0.60');
   // Live: what an agent adds while the Atlas is open shows up without a reload.

@@ -34,3 +34,6 @@ export function shortDate(iso: string | null | undefined): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 }
+
+/** What a row of the Atlas asks its page to do with its memory. */
+export type RowAction = 'open' | 'promote' | 'demote' | 'edit' | 'retire' | 'restore' | 'delete';
