@@ -74,11 +74,7 @@ func TestAtlasPerf(t *testing.T) {
 	// A minute after the start the server fades neglected memories: at
 	// 100,000 seeded rows, all months old, that is a second of full CPU
 	// once, which the page would share. Measure the page, not that.
-	for deadline := started.Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-		if strings.Contains(p.Out.String(), "neglected memories faded") {
-			break
-		}
-	}
+	p.Out.WaitFor("neglected memories faded", time.Until(started.Add(90*time.Second)))
 	link, err := c.DashboardLink(context.Background())
 	if err != nil {
 		t.Fatal(err)

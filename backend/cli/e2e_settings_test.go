@@ -105,8 +105,8 @@ func TestSettings_SaveTestAndRestart(t *testing.T) {
 	if err := do("GET", "/api/v1/settings", nil, &st); err != nil || st["restart_required"] != false {
 		t.Errorf("after the restart: %v %v", st, err)
 	}
-	if out := in.Out.String(); strings.Count(out, "is serving at") != 2 {
-		t.Errorf("output:\n%s", out)
+	if !in.Out.WaitForCount("is serving at", 2, 10*time.Second) || strings.Count(in.Out.String(), "is serving at") != 2 {
+		t.Errorf("output:\n%s", in.Out.String())
 	}
 }
 

@@ -23,10 +23,9 @@ import (
 func TestHeadless_PrintsAddress(t *testing.T) {
 	in := newInstance(t)
 	in.Start()
-	out := in.Out.String()
 	for _, want := range []string{"running headless", "serving at " + in.Base(), "Dashboard: " + in.Base() + "/dashboard/?code="} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+		if !in.Out.WaitFor(want, 10*time.Second) {
+			t.Errorf("output lacks %q:\n%s", want, in.Out.String())
 		}
 	}
 }

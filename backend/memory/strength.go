@@ -99,32 +99,57 @@ func (s *Service) Nudge(ctx context.Context, id string, steps int) (Memory, erro
 	return s.Edit(ctx, id, EditInput{Strength: &st})
 }
 
+// decayBatch is how many memories one fading transaction changes, and
+// decayPause the rest between two: a first pass over a large store (an
+// old export just imported: 100,000 months-old rows took a second in one
+// statement) neither holds the writer nor takes a core for long.
+var decayBatch = 1000
+
+const decayPause = 20 * time.Millisecond
+
 // DecayStrength fades curated memories nobody referenced for DecayAfter:
 // each loses Decay, once per period, down to Floor. It returns how many
 // faded. The engine runs it hourly; any clock works (tests inject one).
+// It fades in batches; a row a batch faded is no longer due, so the pass
+// ends.
 func (s *Service) DecayStrength(ctx context.Context) (int, error) {
 	c := s.cfg.Strength
 	if c.DecayAfter <= 0 || c.Decay <= 0 {
 		return 0, nil
 	}
 	now := s.now().UTC()
-	n, err := s.store.Decay(ctx, DecayFilter{Layers: CuratedLayers, Before: now.Add(-c.DecayAfter), Step: c.Decay,
-		Floor: c.Floor, At: now})
-	if err != nil {
-		return 0, fmt.Errorf("decay strength: %w", err)
+	f := DecayFilter{Layers: CuratedLayers, Before: now.Add(-c.DecayAfter), Step: c.Decay, Floor: c.Floor, At: now,
+		Limit: decayBatch}
+	total := 0
+	for {
+		n, err := s.store.Decay(ctx, f)
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("decay strength: %w", err)
+		}
+		if n < f.Limit {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return total, fmt.Errorf("decay strength: %w", ctx.Err())
+		case <-time.After(decayPause):
+		}
 	}
-	if n > 0 {
-		s.events.Publish(Event{Type: "memory.decayed", At: now, Data: map[string]any{"count": n}})
+	if total > 0 {
+		s.events.Publish(Event{Type: "memory.decayed", At: now, Data: map[string]any{"count": total}})
 	}
-	return n, nil
+	return total, nil
 }
 
 // DecayFilter says which rows fade and by how much: live rows of Layers,
 // above Floor, whose last reference (use, creation, or last fade) is at or
 // before Before, lose Step (not below Floor); At becomes their last fade.
+// Limit caps how many rows one call fades (0: all).
 type DecayFilter struct {
 	Layers      []Layer
 	Before      time.Time
 	Step, Floor float64
 	At          time.Time
+	Limit       int
 }

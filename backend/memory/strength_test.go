@@ -107,6 +107,31 @@ func TestDecayStrength(t *testing.T) {
 	}
 }
 
+// A pass fades every due memory however many batches it takes, and each
+// once.
+func TestDecayStrengthInBatches(t *testing.T) {
+	defer func(was int) { *memory.DecayBatch = was }(*memory.DecayBatch)
+	*memory.DecayBatch = 2
+	r := newRig(t, memory.Config{})
+	var facts []memory.Memory
+	for i := range 5 {
+		facts = append(facts, r.put(t, memory.Memory{Layer: memory.LayerFact, Content: fmt.Sprintf("fact number %d", i)}))
+	}
+	r.advance(15 * 24 * time.Hour)
+	n, err := r.svc.DecayStrength(context.Background())
+	if err != nil || n != 5 {
+		t.Fatalf("faded %d (%v), want all 5 in batches of 2", n, err)
+	}
+	for _, f := range facts {
+		if got := r.get(t, f.ID).Strength; got != 0.45 {
+			t.Errorf("%s: strength %v, want 0.45 (faded once)", f.Content, got)
+		}
+	}
+	if n, err := r.svc.DecayStrength(context.Background()); err != nil || n != 0 {
+		t.Fatalf("a second pass faded %d (%v)", n, err)
+	}
+}
+
 // A write that states a fact again carries its strength forward, raised.
 func TestRestatedFactKeepsItsStrength(t *testing.T) {
 	r, x := newExtractRig(t, extractCfg())

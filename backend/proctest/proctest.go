@@ -174,6 +174,24 @@ func (b *Buffer) String() string {
 	return b.b.String()
 }
 
+// WaitFor reports whether want appears in the output within timeout: a
+// server answers as soon as it listens, a moment before it prints where.
+func (b *Buffer) WaitFor(want string, timeout time.Duration) bool {
+	return b.WaitForCount(want, 1, timeout)
+}
+
+// WaitForCount reports whether want appears n times within timeout.
+func (b *Buffer) WaitForCount(want string, n int, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); ; time.Sleep(20 * time.Millisecond) {
+		if strings.Count(b.String(), want) >= n {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
 // ORTLib is the ONNX Runtime library tests load: HYATLAS_ORT_LIB, else the
 // copy `make` keeps in the repository's build cache.
 func ORTLib() string {

@@ -364,8 +364,9 @@ var curatedLayers = func() string {
 	return strings.Join(q, ", ")
 }()
 
-// Decay fades the rows f selects (see memory.DecayFilter) in one
-// statement and returns how many faded.
+// Decay fades the rows f selects (see memory.DecayFilter), at most
+// f.Limit of them when it is above 0, in one statement and returns how
+// many faded.
 func (s *Store) Decay(ctx context.Context, f memory.DecayFilter) (int, error) {
 	if len(f.Layers) == 0 {
 		return 0, nil
@@ -375,12 +376,16 @@ func (s *Store) Decay(ctx context.Context, f memory.DecayFilter) (int, error) {
 	for _, l := range f.Layers {
 		args = append(args, string(l))
 	}
-	args = append(args, f.Floor, f.Before.UnixMilli())
+	limit := -1 // SQLite: no limit
+	if f.Limit > 0 {
+		limit = f.Limit
+	}
+	args = append(args, f.Floor, f.Before.UnixMilli(), limit)
 	var n int64
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE memories SET strength = round(max(strength - ?, ?), 6), decayed_at = ?
-			WHERE retired_at IS NULL AND layer IN (`+marks+`) AND strength > ?
-			AND max(created_at, coalesce(last_used_at, 0), coalesce(decayed_at, 0)) <= ?`, args...)
+			WHERE seq IN (SELECT seq FROM memories WHERE retired_at IS NULL AND layer IN (`+marks+`) AND strength > ?
+			AND max(created_at, coalesce(last_used_at, 0), coalesce(decayed_at, 0)) <= ? LIMIT ?)`, args...)
 		if err != nil {
 			return err
 		}
