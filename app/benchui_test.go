@@ -79,10 +79,7 @@ func TestAtlasPerf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", "e2e/atlas-perf.e2e.mjs")
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link)
-	out, err := cmd.CombinedOutput()
+	out, err := runNode("atlas-perf.e2e.mjs", link)
 	if err != nil {
 		t.Fatalf("perf run: %v\n%s", err, out)
 	}
@@ -137,10 +134,7 @@ func TestMindPalacePerf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", "e2e/palace-perf.e2e.mjs")
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link)
-	out, err := cmd.CombinedOutput()
+	out, err := runNode("palace-perf.e2e.mjs", link)
 	if err != nil {
 		t.Fatalf("perf run: %v\n%s", err, out)
 	}

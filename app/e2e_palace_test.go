@@ -8,9 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -111,14 +108,7 @@ func TestMindPalaceInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shots := os.Getenv("E2E_SHOTS")
-	if shots == "" {
-		shots, _ = filepath.Abs("../build/e2e-shots")
-	}
-	cmd := exec.Command("node", "e2e/palace.e2e.mjs")
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link, "E2E_SHOTS="+shots)
-	out, err := cmd.CombinedOutput()
+	out, err := runNode("palace.e2e.mjs", link, "E2E_SHOTS="+shotsDir())
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("Mind Palace e2e failed: %v\n%s", err, p.Out.String())

@@ -194,11 +194,8 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	add(t, p, "a memory before the browser opens")
-	cmd := exec.Command("node", "e2e/status.e2e.mjs")
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link, "HYATLAS_API="+c.Base, "HYATLAS_TOKEN="+c.Token,
+	out, err := runNode("status.e2e.mjs", link, "HYATLAS_API="+c.Base, "HYATLAS_TOKEN="+c.Token,
 		"E2E_SCREENSHOT="+filepath.Join(t.TempDir(), "dashboard.png"))
-	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("dashboard e2e failed: %v", err)
@@ -230,17 +227,11 @@ func TestPagesInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shots := os.Getenv("E2E_SHOTS")
-	if shots == "" {
-		shots, _ = filepath.Abs("../build/e2e-shots")
-	}
-	cmd := exec.Command("node", "e2e/atlas.e2e.mjs")
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "HYATLAS_URL="+link, "E2E_SHOTS="+shots, "E2E_HERMES_HOME="+hermesHome)
+	pageEnv := []string{"E2E_SHOTS=" + shotsDir(), "E2E_HERMES_HOME=" + hermesHome}
 	if os.Getenv("GNOME_KEYRING_CONTROL") != "" {
-		cmd.Env = append(cmd.Env, "E2E_EXPECT_KEYRING=1")
+		pageEnv = append(pageEnv, "E2E_EXPECT_KEYRING=1")
 	}
-	out, err := cmd.CombinedOutput()
+	out, err := runNode("atlas.e2e.mjs", link, pageEnv...)
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("pages e2e failed: %v; server output:\n%s", err, p.Out.String())
