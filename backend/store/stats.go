@@ -164,39 +164,34 @@ var _ memory.Store = (*Store)(nil)
 // purpose, since from; a day is a date at offset seconds east of UTC.
 func (s *Store) Activity(ctx context.Context, from time.Time, offset int) (map[string]map[memory.Layer]int, map[string]map[string]int, error) {
 	day := fmt.Sprintf(`date((%%s / 1000) + %d, 'unixepoch')`, offset)
-	added := map[string]map[memory.Layer]int{}
-	err := s.query(ctx, `SELECT `+fmt.Sprintf(day, "created_at")+` AS d, layer, count(*) FROM memories
-		WHERE created_at >= ? GROUP BY d, layer`, []any{from.UnixMilli()}, func(r *sql.Rows) error {
-		var d, l string
-		var n int
-		if err := r.Scan(&d, &l, &n); err != nil {
-			return err
-		}
-		if added[d] == nil {
-			added[d] = map[memory.Layer]int{}
-		}
-		added[d][memory.Layer(l)] = n
-		return nil
-	})
+	added, err := countPerDay[memory.Layer](ctx, s, `SELECT `+fmt.Sprintf(day, "created_at")+` AS d, layer, count(*)
+		FROM memories WHERE created_at >= ? GROUP BY d, layer`, from)
 	if err != nil {
 		return nil, nil, fmt.Errorf("count writes per day: %w", err)
 	}
-	calls := map[string]map[string]int{}
-	err = s.query(ctx, `SELECT `+fmt.Sprintf(day, "at")+` AS d, purpose, count(*) FROM egress
-		WHERE at >= ? GROUP BY d, purpose`, []any{from.UnixMilli()}, func(r *sql.Rows) error {
-		var d, p string
-		var n int
-		if err := r.Scan(&d, &p, &n); err != nil {
-			return err
-		}
-		if calls[d] == nil {
-			calls[d] = map[string]int{}
-		}
-		calls[d][p] = n
-		return nil
-	})
+	calls, err := countPerDay[string](ctx, s, `SELECT `+fmt.Sprintf(day, "at")+` AS d, purpose, count(*)
+		FROM egress WHERE at >= ? GROUP BY d, purpose`, from)
 	if err != nil {
 		return nil, nil, fmt.Errorf("count LLM calls per day: %w", err)
 	}
 	return added, calls, nil
+}
+
+// countPerDay runs a query of (day, key, count) rows since from and
+// returns the counts by day, then key.
+func countPerDay[K ~string](ctx context.Context, s *Store, query string, from time.Time) (map[string]map[K]int, error) {
+	out := map[string]map[K]int{}
+	err := s.query(ctx, query, []any{from.UnixMilli()}, func(r *sql.Rows) error {
+		var d, k string
+		var n int
+		if err := r.Scan(&d, &k, &n); err != nil {
+			return err
+		}
+		if out[d] == nil {
+			out[d] = map[K]int{}
+		}
+		out[d][K(k)] = n
+		return nil
+	})
+	return out, err
 }
