@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"hyatlas/backend/atomicfile"
 )
 
 // SettingsFile holds what the window's Settings saved, in the config
@@ -85,16 +87,7 @@ func WriteSettings(dir string, values map[string]string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+SettingsFile+".*")
-	if err != nil {
-		return fmt.Errorf("save settings: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(append(b, '\n'))
-	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
-		return fmt.Errorf("save settings: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, SettingsFile)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, SettingsFile), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"hyatlas/backend/atomicfile"
 )
 
 // DiscoveryFile is the name of the discovery file in the app's config
@@ -37,7 +39,7 @@ func WriteDiscovery(dir string, d Discovery) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write discovery file: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, DiscoveryFile), append(b, '\n'), 0o600)
+	return atomicfile.Write(filepath.Join(dir, DiscoveryFile), append(b, '\n'), 0o600)
 }
 
 // ReadDiscovery reads dir/discovery.json.
@@ -51,33 +53,4 @@ func ReadDiscovery(dir string) (Discovery, error) {
 		return d, fmt.Errorf("read discovery file: %w", err)
 	}
 	return d, nil
-}
-
-// writeFileAtomic writes data under a temporary name in the same directory,
-// syncs it and renames it into place.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

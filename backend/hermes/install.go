@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"hyatlas/backend/atomicfile"
 )
 
 //go:embed all:plugin
@@ -311,7 +313,7 @@ func (in *Installer) saveRecords(recs map[string]install) error {
 	if err := os.MkdirAll(in.ConfigDir, 0o700); err != nil {
 		return fmt.Errorf("save the Hermes install records: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(in.ConfigDir, installsFile), append(b, '\n'), 0o600)
+	return atomicfile.Write(filepath.Join(in.ConfigDir, installsFile), append(b, '\n'), 0o600)
 }
 
 func (in *Installer) now() time.Time {
@@ -346,5 +348,5 @@ func writeConfig(home string, b []byte) error {
 	if fi, err := os.Stat(p); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	return writeFileAtomic(p, b, mode)
+	return atomicfile.Write(p, b, mode)
 }

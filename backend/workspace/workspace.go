@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"hyatlas/backend/atomicfile"
 	"hyatlas/backend/memory"
 )
 
@@ -134,27 +135,8 @@ func (d *Dir) write(agent string, f memory.WorkspaceFile, content string) (memor
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return memory.WorkspaceDoc{}, fmt.Errorf("create the workspace of %s: %w", agent, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+string(f)+".*")
-	if err != nil {
+	if err := atomicfile.Write(d.path(agent, f), []byte(content), 0o600); err != nil {
 		return memory.WorkspaceDoc{}, fmt.Errorf("write %s of %s: %w", f, agent, err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	_, err = tmp.WriteString(content)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), d.path(agent, f))
-	}
-	if err != nil {
-		return memory.WorkspaceDoc{}, fmt.Errorf("write %s of %s: %w", f, agent, err)
-	}
-	if dh, err := os.Open(dir); err == nil {
-		_ = dh.Sync() // make the rename durable
-		_ = dh.Close()
 	}
 	return memory.WorkspaceDoc{Agent: agent, File: f, Content: content, ETag: ETag(content), Exists: true,
 		ModifiedAt: time.Now().UTC()}, nil

@@ -1,0 +1,49 @@
+package atomicfile_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"hyatlas/backend/atomicfile"
+)
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name    string
+		path    string
+		data    string
+		mode    os.FileMode
+		wantErr bool
+	}{
+		{"new file", filepath.Join(dir, "a.json"), "first", 0o600, false},
+		{"replaces it, mode too", filepath.Join(dir, "a.json"), "second", 0o644, false},
+		{"empty content", filepath.Join(dir, "b.json"), "", 0o600, false},
+		{"missing directory", filepath.Join(dir, "no", "c.json"), "x", 0o600, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := atomicfile.Write(c.path, []byte(c.data), c.mode)
+			if (err != nil) != c.wantErr {
+				t.Fatalf("err = %v, want error %v", err, c.wantErr)
+			}
+			if c.wantErr {
+				return
+			}
+			b, err := os.ReadFile(c.path)
+			if err != nil || string(b) != c.data {
+				t.Fatalf("read %q %v, want %q", b, err, c.data)
+			}
+			if fi, _ := os.Stat(c.path); fi.Mode().Perm() != c.mode {
+				t.Errorf("mode %v, want %v", fi.Mode().Perm(), c.mode)
+			}
+		})
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "a.json" && e.Name() != "b.json" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
