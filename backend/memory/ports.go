@@ -92,6 +92,9 @@ type KeywordQuery struct {
 	Layers []Layer
 	Scope  Scope
 	Limit  int
+	// IDs, when set, scores only these rows (with the whole index's
+	// statistics): the BM25 of candidates another source found.
+	IDs []string
 }
 
 // KeywordHit is one full-text result; a higher Score is better.

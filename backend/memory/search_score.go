@@ -14,7 +14,7 @@ import (
 // the others are set so that each decides close calls, not the ranking.
 const (
 	sessionBoost   = 0.6  // times the best base score in the same conversation
-	dateBoost      = 0.5  // dated inside the window the query names
+	dateBoost      = 0.8  // dated inside the window the query names
 	temporalLean   = 0.35 // a matching memory that carries a date, for a "when" question
 	entityPageW    = 0.5  // the page of an entity the query names
 	entityMentionW = 0.15 // a memory that mentions it
@@ -68,7 +68,7 @@ func applyBoosts(ctx context.Context, r *searchRun) error {
 	for _, c := range r.cands {
 		w := &c.why
 		switch {
-		case r.q.dated && inWindow(c.row.EventAt, r.q.window):
+		case r.q.dated && (c.inWindow || inWindow(c.row.EventAt, r.q.window)):
 			w.Date = dateBoost
 		case r.q.temporal && c.base > 0 && r.carriesDate(c.row):
 			w.Date = temporalLean

@@ -34,7 +34,37 @@ func dateCandidates(ctx context.Context, r *searchRun) error {
 	}
 	for _, m := range rows {
 		c := r.candidate(m.ID)
-		c.row, c.loaded, c.reason = m, true, true
+		c.row, c.loaded, c.reason, c.inWindow = m, true, true, true
+	}
+	return mentionCandidates(ctx, r)
+}
+
+// mentionLag is how long after a window a memory may speak of it ("last
+// night", "on Saturday", "last week"): such a row is dated when it was
+// written, after the day it tells of.
+const (
+	mentionLag  = 8 * 24 * time.Hour
+	mentionRows = 200 // the rows of the lag read at most, oldest first
+)
+
+// mentionCandidates adds the rows written in the days after the window
+// whose own words date what they tell inside it: asked "what did Joanna
+// watch on 1 May?", the turn of 2 May "I watched it last night" counts as
+// dated on 1 May. A date word is read against the row's own event time.
+func mentionCandidates(ctx context.Context, r *searchRun) error {
+	rows, _, err := r.svc.store.List(ctx, ListFilter{Layers: r.q.layers, Scope: r.q.scope,
+		EventFrom: r.q.window.To, EventTo: r.q.window.To.Add(mentionLag), Oldest: true, Limit: mentionRows})
+	if err != nil {
+		return fmt.Errorf("list rows after %s: %w", r.q.window.Phrase, err)
+	}
+	loc := r.svc.cfg.Extraction.Location
+	for _, m := range rows {
+		w, _, ok := ParseQueryDates(m.Content, m.EventAt, loc)
+		if !ok || !w.From.Before(r.q.window.To) || !r.q.window.From.Before(w.To) {
+			continue
+		}
+		c := r.candidate(m.ID)
+		c.row, c.loaded, c.reason, c.inWindow = m, true, true, true
 	}
 	return nil
 }

@@ -40,6 +40,7 @@ type candidate struct {
 	base        float64 // the weighted legs
 	score       float64 // base plus boosts, times strength
 	reason      bool    // found by the date window, an entity or the graph
+	inWindow    bool    // dated inside the query's window, or tells of it
 }
 
 // searchStage is one step of the recall pipeline. Stages run in order and
@@ -130,7 +131,43 @@ func gatherCandidates(ctx context.Context, r *searchRun) error {
 	if err := dateCandidates(ctx, r); err != nil {
 		return err
 	}
-	return entityCandidates(ctx, r)
+	if err := entityCandidates(ctx, r); err != nil {
+		return err
+	}
+	return keywordFill(ctx, r)
+}
+
+// keywordFill gives the candidates that only the date window or a named
+// entity brought their BM25 too: the keyword leg ranks at most depth rows,
+// and with a common word (a name in every other turn) a dated row that
+// holds the question's words can sit below that cut.
+func keywordFill(ctx context.Context, r *searchRun) error {
+	if r.q.reader == ReaderVector || len(r.q.terms) == 0 {
+		return nil
+	}
+	if len(r.kwHits) == 0 {
+		return nil // no row holds a term
+	}
+	var ids []string
+	for _, c := range r.cands {
+		if c.keywordRank == 0 && c.vectorRank == 0 {
+			ids = append(ids, c.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	hits, err := r.svc.store.Keyword(ctx, KeywordQuery{Terms: r.q.terms, Layers: r.q.layers, Scope: r.q.scope,
+		Limit: len(ids), IDs: ids})
+	if err != nil {
+		return fmt.Errorf("keyword scores of other candidates: %w", err)
+	}
+	for _, h := range hits {
+		if c, ok := r.byID[h.ID]; ok {
+			c.keyword = h.Score
+		}
+	}
+	return nil
 }
 
 // vectorLeg takes the nearest live rows in scope. The floor is applied

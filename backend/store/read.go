@@ -150,6 +150,9 @@ func (s *Store) Keyword(ctx context.Context, q memory.KeywordQuery) ([]memory.Ke
 		return nil, nil
 	}
 	match := "{content context} : (" + ftsAny(q.Terms) + ")" + ftsFilter(q.Scope, q.Layers)
+	if len(q.IDs) > 0 {
+		return s.keywordOf(ctx, match, q)
+	}
 	var hits []memory.KeywordHit
 	// Rank inside the index first: joining every match to its row before
 	// the LIMIT would cost a lookup per match of a common word.
@@ -166,6 +169,39 @@ func (s *Store) Keyword(ctx context.Context, q memory.KeywordQuery) ([]memory.Ke
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	return hits, nil
+}
+
+// keywordOf scores only the live rows q.IDs names, best first, at most
+// q.Limit. The unary + keeps the rowid list out of FTS5's hands: given it,
+// FTS5 runs the whole query once per rowid (30 times slower here).
+func (s *Store) keywordOf(ctx context.Context, match string, q memory.KeywordQuery) ([]memory.KeywordHit, error) {
+	var hits []memory.KeywordHit
+	for ids := q.IDs; len(ids) > 0; {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		var w where
+		w.in("id", chunk)
+		w.add("retired_at IS NULL")
+		err := s.query(ctx, `SELECT m.id, -f.score FROM (SELECT rowid, `+ftsBM25+` AS score FROM memories_fts
+				WHERE memories_fts MATCH ? AND +rowid IN (SELECT seq FROM memories`+w.sql()+`)) f
+			JOIN memories m ON m.seq = f.rowid`,
+			append([]any{match}, w.args...), func(r *sql.Rows) error {
+				var h memory.KeywordHit
+				err := r.Scan(&h.ID, &h.Score)
+				hits = append(hits, h)
+				return err
+			})
+		if err != nil {
+			return nil, fmt.Errorf("keyword scores: %w", err)
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID < hits[j].ID
+	})
+	return hits[:min(len(hits), q.Limit)], nil
 }
 
 // ftsBM25 ranks the index: a row's own text counts 1, the turn before it

@@ -233,6 +233,9 @@ func TestKeyword(t *testing.T) {
 		{"lone double quote", memory.KeywordQuery{Terms: []string{`"`, `tea`}}, []string{"tea"}, false},
 		{"fts syntax is literal", memory.KeywordQuery{Terms: []string{"NOT", "content:x", "(", "*", "NEAR", "green"}},
 			[]string{"tea"}, false},
+		{"only the given rows", memory.KeywordQuery{Terms: []string{"coffee", "pasta"}, IDs: []string{"pasta1", "coffee", "tea", "nope"}},
+			[]string{"coffee", "pasta1"}, false},
+		{"only the given rows, retired left out", memory.KeywordQuery{Terms: []string{"coffee"}, IDs: []string{"old"}}, nil, false},
 		{"no terms", memory.KeywordQuery{}, nil, false},
 		{"negative limit", memory.KeywordQuery{Terms: []string{"coffee"}, Limit: -1}, nil, false},
 	} {
@@ -260,6 +263,15 @@ func TestKeyword(t *testing.T) {
 				t.Errorf("better match does not score higher: %v", hits)
 			}
 		})
+	}
+	// A row scored alone keeps the score it has among all matches.
+	all, err := s.Keyword(ctx, memory.KeywordQuery{Terms: []string{"pasta"}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := s.Keyword(ctx, memory.KeywordQuery{Terms: []string{"pasta"}, Limit: 10, IDs: []string{"pasta1"}})
+	if err != nil || len(one) != 1 || len(all) != 2 || one[0] != all[1] {
+		t.Errorf("pasta1 alone = %v (%v), among all %v", one, err, all)
 	}
 }
 
