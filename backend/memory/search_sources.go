@@ -20,23 +20,24 @@ func inWindow(t time.Time, w DateWindow) bool {
 	return !t.IsZero() && !t.Before(w.From) && t.Before(w.To)
 }
 
-// dateCandidates adds the rows dated inside the window the query names,
-// newest first: "what did we decide yesterday" must find yesterday's
-// rows even when no word matches.
-func dateCandidates(ctx context.Context, r *searchRun) error {
+// datedRows reads the rows dated inside the window the query names,
+// newest first ("what did we decide yesterday" must find yesterday's rows
+// even when no word matches), then the rows that tell of it (see
+// tellsOfWindow). It only reads: gatherCandidates adds them.
+func datedRows(ctx context.Context, r *searchRun) ([]Memory, error) {
 	if !r.q.dated {
-		return nil
+		return nil, nil
 	}
 	rows, _, err := r.svc.store.List(ctx, ListFilter{Layers: r.q.layers, Scope: r.q.scope,
 		EventFrom: r.q.window.From, EventTo: r.q.window.To, Limit: r.depth()})
 	if err != nil {
-		return fmt.Errorf("list rows in %s: %w", r.q.window.Phrase, err)
+		return nil, fmt.Errorf("list rows in %s: %w", r.q.window.Phrase, err)
 	}
-	for _, m := range rows {
-		c := r.candidate(m.ID)
-		c.row, c.loaded, c.reason, c.inWindow = m, true, true, true
+	later, err := tellsOfWindow(ctx, r)
+	if err != nil {
+		return nil, err
 	}
-	return mentionCandidates(ctx, r)
+	return append(rows, later...), nil
 }
 
 // mentionLag is how long after a window a memory may speak of it ("last
@@ -47,43 +48,48 @@ const (
 	mentionRows = 200 // the rows of the lag read at most, oldest first
 )
 
-// mentionCandidates adds the rows written in the days after the window
-// whose own words date what they tell inside it: asked "what did Joanna
-// watch on 1 May?", the turn of 2 May "I watched it last night" counts as
-// dated on 1 May. A date word is read against the row's own event time.
-func mentionCandidates(ctx context.Context, r *searchRun) error {
+// tellsOfWindow reads the rows written in the days after the window whose
+// own words date what they tell inside it: asked "what did Joanna watch on
+// 1 May?", the turn of 2 May "I watched it last night" counts as dated on
+// 1 May. A date word is read against the row's own event time.
+func tellsOfWindow(ctx context.Context, r *searchRun) ([]Memory, error) {
 	rows, _, err := r.svc.store.List(ctx, ListFilter{Layers: r.q.layers, Scope: r.q.scope,
 		EventFrom: r.q.window.To, EventTo: r.q.window.To.Add(mentionLag), Oldest: true, Limit: mentionRows})
 	if err != nil {
-		return fmt.Errorf("list rows after %s: %w", r.q.window.Phrase, err)
+		return nil, fmt.Errorf("list rows after %s: %w", r.q.window.Phrase, err)
 	}
 	loc := r.svc.cfg.Extraction.Location
+	kept := rows[:0]
 	for _, m := range rows {
 		w, _, ok := ParseQueryDates(m.Content, m.EventAt, loc)
-		if !ok || !w.From.Before(r.q.window.To) || !r.q.window.From.Before(w.To) {
-			continue
+		if ok && w.From.Before(r.q.window.To) && r.q.window.From.Before(w.To) {
+			kept = append(kept, m)
 		}
-		c := r.candidate(m.ID)
-		c.row, c.loaded, c.reason, c.inWindow = m, true, true, true
 	}
-	return nil
+	return kept, nil
 }
 
-// entityCandidates finds the entity pages the query names (a page whose
-// name occurs in the query as whole words) and adds them: the page gets
-// the entity part, and every candidate mentioning the name a smaller one
-// (set in entityParts, once rows are loaded).
-func entityCandidates(ctx context.Context, r *searchRun) error {
+// namedPage is an entity page the query names, and the name.
+type namedPage struct {
+	row  Memory
+	name string
+}
+
+// namedPages reads the entity pages the query names (a page whose name
+// occurs in the query as whole words). It only reads: gatherCandidates
+// adds them, the page with the entity part; every candidate mentioning
+// the name gets a smaller one (entityParts, once rows are loaded).
+func namedPages(ctx context.Context, r *searchRun) ([]namedPage, error) {
 	if len(r.q.terms) == 0 || (len(r.q.layers) > 0 && r.q.layers[0] != LayerEntity) {
-		return nil
+		return nil, nil
 	}
 	hits, err := r.svc.store.Keyword(ctx, KeywordQuery{Terms: r.q.terms, Layers: []Layer{LayerEntity},
 		Scope: r.q.scope, Limit: 10})
 	if err != nil {
-		return fmt.Errorf("entity pages: %w", err)
+		return nil, fmt.Errorf("entity pages: %w", err)
 	}
 	if len(hits) == 0 {
-		return nil
+		return nil, nil
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -91,9 +97,10 @@ func entityCandidates(ctx context.Context, r *searchRun) error {
 	}
 	rows, err := r.svc.store.GetMany(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("entity pages: %w", err)
+		return nil, fmt.Errorf("entity pages: %w", err)
 	}
 	query := strings.ToLower(r.q.text)
+	var pages []namedPage
 	for _, id := range ids {
 		m, ok := rows[id]
 		if !ok || !m.Live() {
@@ -103,12 +110,9 @@ func entityCandidates(ctx context.Context, r *searchRun) error {
 		if name == "" || !containsWord(query, strings.ToLower(name)) {
 			continue
 		}
-		c := r.candidate(id)
-		c.row, c.loaded, c.reason = m, true, true
-		c.why.Entity = entityPageW
-		r.entities = append(r.entities, strings.ToLower(name))
+		pages = append(pages, namedPage{row: m, name: strings.ToLower(name)})
 	}
-	return nil
+	return pages, nil
 }
 
 // entityParts gives every loaded candidate that mentions a named entity

@@ -100,8 +100,9 @@ func (r *searchRun) candidate(id string) *candidate {
 func (r *searchRun) depth() int { return max(legDepth, 3*r.q.limit) }
 
 // gatherCandidates runs the two legs at once (the keyword leg waits on
-// SQLite while the vector leg computes), then adds the rows dated inside
-// a window the query names and the entity pages it names.
+// SQLite while the vector leg computes, then while the rows dated inside a
+// window the query names and the entity pages it names are read), and adds
+// what each found, in that order.
 func gatherCandidates(ctx context.Context, r *searchRun) error {
 	var kwErr error
 	var kwTime time.Duration
@@ -115,9 +116,11 @@ func gatherCandidates(ctx context.Context, r *searchRun) error {
 	start := time.Now()
 	vecErr := vectorLeg(ctx, r)
 	r.timings["vector"] = time.Since(start)
+	dated, datedErr := datedRows(ctx, r)
+	pages, pagesErr := namedPages(ctx, r)
 	<-done
 	r.timings["keyword"] = kwTime
-	if err := errors.Join(vecErr, kwErr); err != nil {
+	if err := errors.Join(vecErr, kwErr, datedErr, pagesErr); err != nil {
 		return err
 	}
 	for i, h := range r.vecHits {
@@ -128,11 +131,15 @@ func gatherCandidates(ctx context.Context, r *searchRun) error {
 		c := r.candidate(h.ID)
 		c.keyword, c.keywordRank = h.Score, i+1
 	}
-	if err := dateCandidates(ctx, r); err != nil {
-		return err
+	for _, m := range dated {
+		c := r.candidate(m.ID)
+		c.row, c.loaded, c.reason, c.inWindow = m, true, true, true
 	}
-	if err := entityCandidates(ctx, r); err != nil {
-		return err
+	for _, p := range pages {
+		c := r.candidate(p.row.ID)
+		c.row, c.loaded, c.reason = p.row, true, true
+		c.why.Entity = entityPageW
+		r.entities = append(r.entities, p.name)
 	}
 	return keywordFill(ctx, r)
 }
