@@ -168,16 +168,6 @@ func (s *Store) Linked(ctx context.Context, id string) ([]string, error) {
 // the graph search lends scores along.
 func (s *Store) Neighbours(ctx context.Context, ids []string) (map[string][]string, error) {
 	out := map[string][]string{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	ph := placeholders(len(ids))
-	args := make([]any, 0, 2*len(ids))
-	for range 2 {
-		for _, id := range ids {
-			args = append(args, id)
-		}
-	}
 	seen := map[[2]string]bool{}
 	add := func(r *sql.Rows) error {
 		var from, to string
@@ -190,15 +180,33 @@ func (s *Store) Neighbours(ctx context.Context, ids []string) (map[string][]stri
 		}
 		return nil
 	}
-	if err := s.query(ctx, `SELECT a, b FROM links WHERE a IN (`+ph+`) UNION SELECT b, a FROM links WHERE b IN (`+ph+`)`,
-		args, add); err != nil {
-		return nil, fmt.Errorf("read links: %w", err)
-	}
-	if err := s.query(ctx, graphNeighbours(ph), args[:len(ids)], add); err != nil {
-		return nil, fmt.Errorf("read graph neighbours: %w", err)
+	linksSQL := `SELECT a, b FROM links WHERE a IN (` + placeholders(neighbourBatch) + `)
+		UNION SELECT b, a FROM links WHERE b IN (` + placeholders(neighbourBatch) + `)`
+	graphSQL := graphNeighbours(placeholders(neighbourBatch))
+	for len(ids) > 0 {
+		// Each batch fills all neighbourBatch places (with "", no memory's
+		// id), so the two statements keep one text and are prepared once.
+		batch := make([]any, neighbourBatch)
+		for i := range batch {
+			batch[i] = ""
+			if i < len(ids) {
+				batch[i] = ids[i]
+			}
+		}
+		ids = ids[min(len(ids), neighbourBatch):]
+		if err := s.queryStmt(ctx, linksSQL, append(batch, batch...), add); err != nil {
+			return nil, fmt.Errorf("read links: %w", err)
+		}
+		if err := s.queryStmt(ctx, graphSQL, batch, add); err != nil {
+			return nil, fmt.Errorf("read graph neighbours: %w", err)
+		}
 	}
 	return out, nil
 }
+
+// neighbourBatch is how many memories one Neighbours statement asks about
+// (a search asks about its ten strongest candidates).
+const neighbourBatch = 10
 
 // AddEgress records one call to an LLM endpoint.
 func (s *Store) AddEgress(ctx context.Context, c memory.EgressCall) error {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"sync"
 )
 
 // execer runs statements: a transaction, or a preparedTx over one.
@@ -60,4 +62,62 @@ func (p *preparedTx) close() {
 	for _, st := range p.stmts {
 		_ = st.Close()
 	}
+}
+
+// readStmts are statements of a fixed text prepared once on the read
+// pool and kept until Close: a search runs a few the same way every time,
+// and parsing them cost as much as running them.
+type readStmts struct {
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+// readStmt returns query prepared on the read pool, preparing it once.
+// Only queries whose text does not depend on the data belong here.
+func (s *Store) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.read.mu.Lock()
+	defer s.read.mu.Unlock()
+	if st, ok := s.read.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.reader.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.read.stmts == nil {
+		s.read.stmts = map[string]*sql.Stmt{}
+	}
+	s.read.stmts[query] = st
+	return st, nil
+}
+
+// closeReadStmts releases the statements readStmt prepared.
+func (s *Store) closeReadStmts() error {
+	s.read.mu.Lock()
+	defer s.read.mu.Unlock()
+	var errs []error
+	for _, st := range s.read.stmts {
+		errs = append(errs, st.Close())
+	}
+	s.read.stmts = nil
+	return errors.Join(errs...)
+}
+
+// queryStmt runs a statement prepared by readStmt, calling fn per row.
+func (s *Store) queryStmt(ctx context.Context, query string, args []any, fn func(*sql.Rows) error) error {
+	st, err := s.readStmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -50,6 +50,7 @@ type Store struct {
 	closed   bool
 	writeSeq atomic.Uint64 // batches and exclusive ops run
 	stats    statsCache    // the last Stats, valid until the next write
+	read     readStmts     // statements prepared once on reader
 
 	// Migrated reports the schema versions before and after Open.
 	MigratedFrom, MigratedTo int
@@ -152,7 +153,7 @@ func (s *Store) Close() error {
 	s.closeMu.Unlock()
 	<-s.loopDone
 	_, cpErr := s.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
-	return errors.Join(cpErr, s.reader.Close(), s.writer.Close(), s.lock.Release())
+	return errors.Join(cpErr, s.closeReadStmts(), s.reader.Close(), s.writer.Close(), s.lock.Release())
 }
 
 // write runs fn in the shared write transaction and returns once the
