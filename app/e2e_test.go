@@ -8,6 +8,7 @@ package app_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,9 +186,14 @@ func TestNoDisplayRunsHeadless(t *testing.T) {
 
 // TestDashboardInChromium runs frontend/e2e/status.e2e.mjs: the browser
 // signs in with a one-time link, shows the counts, and updates them live
-// when a memory is added.
+// when a memory is added. The extraction endpoint refuses connections, so
+// the page must also say that extraction failed, without the key.
 func TestDashboardInChromium(t *testing.T) {
-	p := start(t, "", "serve")
+	const key = "sk-e2e-never-shown-4711"
+	refused := closedPort(t)
+	p := proctest.New(t, binary(t), "HYATLAS_MODE=pro", "HYATLAS_LLM_BASE=http://"+refused+"/v1",
+		"HYATLAS_LLM_MODEL=e2e-model", "HYATLAS_LLM_KEY="+key)
+	p.Start("serve")
 	c := p.Client()
 	link, err := c.DashboardLink(context.Background())
 	if err != nil {
@@ -195,7 +201,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	add(t, p, "a memory before the browser opens")
 	out, err := runNode("status.e2e.mjs", link, "HYATLAS_API="+c.Base, "HYATLAS_TOKEN="+c.Token,
-		"E2E_SCREENSHOT="+filepath.Join(t.TempDir(), "dashboard.png"))
+		"E2E_SCREENSHOT="+filepath.Join(t.TempDir(), "dashboard.png"), "E2E_DEGRADED_SECRET="+key)
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("dashboard e2e failed: %v", err)
@@ -396,4 +402,19 @@ func TestCloseWithoutTrayQuits(t *testing.T) {
 	if code := p.Wait(30 * time.Second); code != 0 {
 		t.Fatalf("exit %d after the close button:\n%s", code, p.Out.String())
 	}
+}
+
+// closedPort returns a loopback address nothing listens on (it was
+// listened on and closed), so connecting to it is refused at once.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }

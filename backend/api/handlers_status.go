@@ -68,7 +68,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		Status: "ok", Version: s.cfg.Version, VDB: "ok", Embed: "ok",
 		LLM: s.mem.LLMState(), LLMModel: s.cfg.LLMModel, LLMBase: s.cfg.LLMBase,
 		Mode: cfg.Mode, ModeDetail: cfg.Mode.Detail(), UsesLLM: cfg.Mode.UsesLLM(),
-		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: "ok",
+		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: s.mem.WritePipeline(),
 		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),
 		Unextracted: st.Unextracted, Consolidations: -1, GraphNodes: st.GraphNodes, GraphEdges: st.GraphEdges,
 		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,

@@ -180,8 +180,10 @@ func TestExtraction_QueuedWritesSurviveAnOutage(t *testing.T) {
 	if err != nil || run.Done != 0 || run.Stopped == nil {
 		t.Fatalf("run during the outage: %+v %v", run, err)
 	}
-	if st, _ := r.c.Status(ctx); st.Unextracted != 200 {
-		t.Fatalf("unextracted during the outage = %d, want 200", st.Unextracted)
+	if st, _ := r.c.Status(ctx); st.Unextracted != 200 || !strings.HasPrefix(st.WritePipeline, "degraded: ") ||
+		!strings.Contains(st.WritePipeline, "503") || strings.Contains(st.WritePipeline, "sk-test-key-1") {
+		t.Fatalf("during the outage: unextracted %d (want 200), write_pipeline %q (want degraded with the 503, no key)",
+			st.Unextracted, st.WritePipeline)
 	}
 	<-down
 	down <- false
@@ -192,6 +194,9 @@ func TestExtraction_QueuedWritesSurviveAnOutage(t *testing.T) {
 		r.waitIdle(t)
 		st, _ := r.c.Status(ctx)
 		if st.Unextracted == 0 {
+			if st.WritePipeline != "ok" {
+				t.Errorf("write_pipeline once every row is extracted = %q, want ok", st.WritePipeline)
+			}
 			break
 		}
 		if runs == 2 {

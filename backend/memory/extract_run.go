@@ -95,10 +95,23 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 		// extraction itself is done.
 		_ = s.reconcile(ctx, raw, created)
 	}
+	s.lastExtractErr.Store(nil)
 	s.events.Publish(Event{Type: "extract.done", At: s.now().UTC(), Data: map[string]any{
 		"id": raw.ID, "created": len(created), "user_id": raw.Owner.UserID,
 	}})
 	return StatusDone, nil
+}
+
+// WritePipeline is the write path's health as the status reports it:
+// "ok", or "degraded: " and the error of the last extraction when it
+// failed and none has succeeded since (the writes themselves are kept and
+// queued either way). Waiting for a key is not a failure: the llm state
+// says so.
+func (s *Service) WritePipeline() string {
+	if msg := s.lastExtractErr.Load(); msg != nil {
+		return "degraded: " + *msg
+	}
+	return "ok"
 }
 
 // extractNow runs the extraction of a write the caller waits for (sync
@@ -120,6 +133,7 @@ func (s *Service) extractNow(ctx context.Context, id string) ExtractionStatus {
 // the queue: after MaxExtractTries it is marked failed.
 func (s *Service) extractFailed(ctx context.Context, raw Memory, cause error) (ExtractionStatus, error) {
 	msg := CutText(cause.Error(), 500)
+	s.lastExtractErr.Store(&msg)
 	if errors.Is(cause, ErrProvider) || ctx.Err() != nil {
 		// Record the reason with a fresh context: the caller's may be done.
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

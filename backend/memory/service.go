@@ -149,6 +149,9 @@ type Service struct {
 	extracting sync.Map // id -> chan closed when its extraction ends
 	ownerLocks sync.Map // user id -> *sync.Mutex
 	nowDirty   sync.Map
+	// lastExtractErr is the error of the last extraction that failed,
+	// nil once one succeeds after it (see WritePipeline).
+	lastExtractErr atomic.Pointer[string]
 
 	indexSync       sync.RWMutex
 	indexFaults     atomic.Int64

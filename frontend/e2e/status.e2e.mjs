@@ -6,6 +6,8 @@
 //   HYATLAS_TOKEN  bearer token for the API
 //   E2E_SCREENSHOT where to save a screenshot (default /tmp/hyatlas-status.png)
 //   CHROMIUM       browser binary (default /usr/bin/chromium)
+//   E2E_DEGRADED_SECRET  when set, the server's extraction endpoint fails:
+//                  the page must say so, and never show this key
 //
 // Opens the page, adds one memory through the API and waits until the page
 // shows l2_raw and total up by exactly one, without a reload, and the title
@@ -21,6 +23,7 @@ const TOKEN = process.env.HYATLAS_TOKEN;
 const SHOT = process.env.E2E_SCREENSHOT || '/tmp/hyatlas-status.png';
 const BROWSER = process.env.CHROMIUM || '/usr/bin/chromium';
 const UPDATE_TIMEOUT_MS = 10_000;
+const DEGRADED_SECRET = process.env.E2E_DEGRADED_SECRET;
 
 function fail(msg) {
   console.error(`FAIL status e2e: ${msg}`);
@@ -140,10 +143,24 @@ async function main() {
     }
     if (navigations > 0 || now.marker !== marker) fail('the page reloaded instead of updating live');
 
+    let degraded = '';
+    if (DEGRADED_SECRET) {
+      const note = page.locator('[data-testid="write-pipeline"]');
+      try {
+        await note.waitFor({ timeout: UPDATE_TIMEOUT_MS });
+      } catch {
+        fail('the extraction endpoint fails but the page does not say so');
+      }
+      degraded = (await note.textContent()).trim().replace(/\s+/g, ' ');
+      if (!degraded.startsWith('The last extraction failed:')) fail(`unexpected note: ${degraded}`);
+      const html = await page.content();
+      if (html.includes(DEGRADED_SECRET)) fail('the page shows the extraction key');
+    }
+
     await page.screenshot({ path: SHOT, fullPage: true });
     console.log(
       `PASS status e2e: total ${before.total}→${now.total}, l2_raw ${before.raw}→${now.raw}, ` +
-        `title "${now.title}", screenshot ${SHOT}`,
+        `title "${now.title}"${degraded ? `, note "${degraded}"` : ''}, screenshot ${SHOT}`,
     );
   } catch (err) {
     if (!process.exitCode) console.error(`FAIL status e2e: ${err?.message ?? err}`);

@@ -15,6 +15,7 @@ const sample = {
   total: 12,
   retired: 0,
   unextracted: 12,
+  write_pipeline: 'ok',
   vdb_points: 12,
   layers: {
     l1_profile: 0,

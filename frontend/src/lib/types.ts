@@ -43,6 +43,8 @@ export interface Status {
   total: number;
   retired: number;
   unextracted: number;
+  /** "ok", or "degraded: " and the last extraction error until one succeeds. */
+  write_pipeline: string;
   vdb_points: number;
   layers: Record<LayerId, number>;
   embedder: Embedder;
