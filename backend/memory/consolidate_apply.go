@@ -61,7 +61,9 @@ func (s *Service) applyPlan(ctx context.Context, job *clusterJob, plan Consolida
 // merge needs at least two distinct live facts of this cluster, a text,
 // and every pair of its facts at least MergeSimilarity similar; a drop
 // needs a live fact of this cluster and a reason. Ids the cluster does not
-// hold are ignored, and no fact is used twice.
+// hold are ignored, and no fact is used twice. A fact whose text changed
+// while the model was thinking (edited by hand, or a snapshot restored)
+// is left alone: the model judged a text that is no longer there.
 func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan ConsolidatePlan, now time.Time, out *clusterOutcome) error {
 	unlock := s.lockOwner(job.rowOwner)
 	defer unlock()
@@ -73,8 +75,8 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 		scope: job.scope, retired: map[string]bool{}}
 	eligible := func(id string) (Memory, bool) {
 		m, ok := current[strings.TrimSpace(id)]
-		_, shown := job.facts[m.ID]
-		return m, ok && shown && m.Live() && !p.retired[m.ID]
+		was, shown := job.facts[m.ID]
+		return m, ok && shown && m.Live() && !p.retired[m.ID] && m.Content == was.Content
 	}
 	for _, mg := range plan.Merges {
 		var facts []Memory

@@ -118,6 +118,36 @@ func TestConsolidateAppliesAGoodPlan(t *testing.T) {
 	}
 }
 
+// A fact edited while the model thinks is neither merged nor dropped on
+// the strength of its old text; the untouched ones still are.
+func TestConsolidateLeavesFactsEditedDuringTheCall(t *testing.T) {
+	r, c := newConsolidateRig(t, consolidateCfg())
+	f := r.aliceFacts(t)
+	edited := "Alice switched to black coffee every morning"
+	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+		if _, err := r.svc.Edit(context.Background(), f.tea2.ID, memory.EditInput{Content: &edited}); err != nil {
+			return memory.ConsolidatePlan{}, err
+		}
+		return memory.ConsolidatePlan{
+			Merges: []memory.PlannedMerge{{IDs: []string{f.tea1.ID, f.tea2.ID}, Text: "Alice drinks green tea every morning"}},
+			Drops:  []memory.PlannedDrop{{ID: f.tea2.ID, Reason: "repeats tea1"}, {ID: f.chat.ID, Reason: "small talk"}},
+		}, nil
+	})
+	rep := r.consolidate(t)
+	if rep.Merged != 0 || rep.Dropped != 1 {
+		t.Fatalf("report = %+v, want no merge and only the small talk dropped", rep)
+	}
+	if got := r.get(t, f.tea2.ID); !got.Live() || got.Content != edited {
+		t.Errorf("the edited fact: %+v", got)
+	}
+	if got := r.get(t, f.tea1.ID); !got.Live() {
+		t.Errorf("tea1 was merged with a fact that changed: %+v", got)
+	}
+	if got := r.get(t, f.chat.ID); got.Live() || got.RetiredHow != memory.RetiredDropped {
+		t.Errorf("the untouched small talk was not dropped: %+v", got)
+	}
+}
+
 func TestConsolidateGuards(t *testing.T) {
 	type facts = aliceFacts
 	edge := func(evidence ...string) memory.PlannedEdge {
