@@ -78,7 +78,7 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 		return s.extractFailed(ctx, raw, err)
 	}
 	plan = checkPlan(plan, req)
-	created, err := s.promote(ctx, raw, plan)
+	created, err := s.promote(ctx, raw, plan, req)
 	if errors.Is(err, ErrStaleExtraction) {
 		// Deleted, retired or extracted meanwhile: nothing is promoted.
 		now, gerr := s.store.Get(ctx, raw.ID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -70,6 +71,76 @@ func TestExtract_PromotesFactsWithMirrorAndReplaces(t *testing.T) {
 	}
 	if _, ok := r.index.Vector(facts[0].ID); !ok {
 		t.Error("the new fact is not in the vector index")
+	}
+}
+
+// A fact the model was offered, edited or deleted by hand while the model
+// was thinking, is not retired by the reply, whether the reply says the
+// new fact replaces it or updates it: the new fact stands beside it.
+func TestExtract_FactsChangedDuringTheCallStay(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, r *rig, id string)
+	}{
+		{"edited", func(t *testing.T, r *rig, id string) {
+			text := "The user runs Postgres 14 for project Foxtrot"
+			if _, err := r.svc.Edit(context.Background(), id, memory.EditInput{Content: &text}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"deleted", func(t *testing.T, r *rig, id string) {
+			if err := r.svc.Delete(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"unchanged", func(*testing.T, *rig, string) {}},
+	} {
+		for _, how := range []string{"replaces", "updates"} {
+			t.Run(tc.name+" "+how, func(t *testing.T) {
+				r, x := newExtractRig(t, extractCfg())
+				x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{
+					{Text: "The user runs Postgres 15 for project Foxtrot", Label: memory.LabelProjectState}}}))
+				r.write(t, "USER: Foxtrot runs on Postgres 15", "u1")
+				old := r.live(t, memory.LayerFact, "u1")[0]
+				x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+					if len(req.RelatedFacts) != 1 || req.RelatedFacts[0].ID != old.ID {
+						return memory.ExtractPlan{}, fmt.Errorf("offered %+v, want the Postgres 15 fact", req.RelatedFacts)
+					}
+					tc.change(t, r, old.ID)
+					f := memory.PlannedFact{Text: "The user runs Postgres 16 for project Foxtrot", Label: memory.LabelProjectState}
+					if how == "replaces" {
+						f.Replaces = []string{old.ID}
+					} else {
+						f.Updates = old.ID
+					}
+					return memory.ExtractPlan{Facts: []memory.PlannedFact{f}}, nil
+				})
+				if _, st := r.write(t, "USER: Foxtrot moved to Postgres 16", "u1"); st != memory.StatusDone {
+					t.Fatalf("status %s, want done", st)
+				}
+				got, err := r.store.Get(context.Background(), old.ID)
+				switch tc.name {
+				case "edited":
+					if err != nil || !got.Live() || got.Content != "The user runs Postgres 14 for project Foxtrot" {
+						t.Errorf("the edited fact was retired: %+v %v", got, err)
+					}
+				case "deleted":
+					if err == nil {
+						t.Errorf("the deleted fact is back: %+v", got)
+					}
+				case "unchanged":
+					if err != nil || got.Live() {
+						t.Errorf("the unchanged fact should be retired: %+v %v", got, err)
+					}
+				}
+				live := r.live(t, memory.LayerFact, "u1")
+				if !slices.ContainsFunc(live, func(m memory.Memory) bool {
+					return m.Content == "The user runs Postgres 16 for project Foxtrot"
+				}) {
+					t.Errorf("the new fact is missing: %+v", live)
+				}
+			})
+		}
 	}
 }
 

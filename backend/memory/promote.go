@@ -97,6 +97,8 @@ type promotion struct {
 	vectors []Vector
 	changes Changes
 	retired map[string]bool
+	// offered is the text of each fact the model was shown, by id.
+	offered map[string]string
 }
 
 func (p *promotion) newRow(layer Layer, text, category string, eventAt time.Time) *Memory {
@@ -119,8 +121,13 @@ func (p *promotion) retire(id string, how RetireHow, by, reason string) {
 
 // promote turns a checked plan into rows and commits them, with the raw
 // row marked extracted, in one transaction. It returns the new L3 facts.
-func (s *Service) promote(ctx context.Context, raw Memory, plan ExtractPlan) ([]Memory, error) {
-	p := &promotion{s: s, raw: raw, now: s.now().UTC(), scope: s.ownerScope(raw.Owner), retired: map[string]bool{}}
+// req is what the model was shown.
+func (s *Service) promote(ctx context.Context, raw Memory, plan ExtractPlan, req ExtractRequest) ([]Memory, error) {
+	p := &promotion{s: s, raw: raw, now: s.now().UTC(), scope: s.ownerScope(raw.Owner), retired: map[string]bool{},
+		offered: map[string]string{}}
+	for _, f := range req.RelatedFacts {
+		p.offered[f.ID] = f.Text
+	}
 	p.changes.Extracted = raw.ID
 	if err := p.facts(ctx, plan.Facts); err != nil {
 		return nil, err
@@ -173,22 +180,27 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 		m.Metadata = map[string]string{MetaLabel: f.Label}
 		id := m.ID
 		if f.Updates != "" {
-			old, err := p.s.store.Get(ctx, f.Updates)
+			old, same, err := p.asOffered(ctx, f.Updates)
 			if err != nil {
-				return fmt.Errorf("read updated fact %s: %w", f.Updates, err)
-			}
-			m.Metadata[MetaCount] = strconv.Itoa(countOf(old) + 1)
-			m.Strength = p.restated(old) // stated again: a reference
-			if err := p.retireFact(ctx, old, RetiredUpdated, id); err != nil {
 				return err
 			}
-		}
-		for _, old := range f.Replaces {
-			o, err := p.s.store.Get(ctx, old)
-			if err != nil {
-				return fmt.Errorf("read replaced fact %s: %w", old, err)
+			if same {
+				m.Metadata[MetaCount] = strconv.Itoa(countOf(old) + 1)
+				m.Strength = p.restated(old) // stated again: a reference
+				if err := p.retireFact(ctx, old, RetiredUpdated, id); err != nil {
+					return err
+				}
 			}
-			if err := p.retireFact(ctx, o, RetiredReplaced, id); err != nil {
+		}
+		for _, ref := range f.Replaces {
+			old, same, err := p.asOffered(ctx, ref)
+			if err != nil {
+				return err
+			}
+			if !same {
+				continue
+			}
+			if err := p.retireFact(ctx, old, RetiredReplaced, id); err != nil {
 				return err
 			}
 		}
@@ -199,6 +211,22 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 		}
 	}
 	return nil
+}
+
+// asOffered reads an offered fact and reports whether it still holds the
+// text the model was shown. One edited by hand (or deleted) while the
+// model was thinking is left alone: the model judged a text that is no
+// longer there, so the new fact stands beside it instead.
+func (p *promotion) asOffered(ctx context.Context, id string) (Memory, bool, error) {
+	m, err := p.s.store.Get(ctx, id)
+	if ErrorCode(err) == ENOTFOUND {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("read offered fact %s: %w", id, err)
+	}
+	text, offered := p.offered[id]
+	return m, offered && m.Content == text, nil
 }
 
 // retireFact retires a fact and its L1 mirror in favour of row by.
