@@ -21,10 +21,13 @@ import (
 
 // RecallOptions configure `hyatlas bench recall`.
 type RecallOptions struct {
-	Data          string // locomo10.json
-	Embed         string // "glove" (default) or "hash"
-	Conversations int    // the first N conversations; 0 means all
-	Questions     int    // at most N questions per conversation, the first ones; 0 means all
+	Data  string // locomo10.json
+	Embed string // "glove" (default) or "hash"
+	// Embedder, when set, is used instead of the one Embed names (a GloVe
+	// build of one's own, to compare); the caller closes it.
+	Embedder      memory.Embedder
+	Conversations int // the first N conversations; 0 means all
+	Questions     int // at most N questions per conversation, the first ones; 0 means all
 	JSON          bool
 	Out           io.Writer
 	Progress      io.Writer // nil: no progress
@@ -110,69 +113,14 @@ func RunRecall(ctx context.Context, o RecallOptions) error {
 // search is counted in ReaderResult.Errors and not scored; any other error
 // ends the run. A missing data file gives an error wrapping ErrNoLoCoMo.
 func EvaluateRecall(ctx context.Context, o RecallOptions) (RecallReport, error) {
-	var rep RecallReport
-	if o.Data == "" {
-		return rep, fmt.Errorf("%w: no --locomo FILE given", ErrNoLoCoMo)
-	}
-	convs, sum, err := loadLoCoMo(o.Data, o.Conversations)
+	run, err := openLoCoMo(ctx, o)
 	if err != nil {
-		return rep, err
+		return RecallReport{}, err
 	}
-	for i := range convs {
-		if o.Questions > 0 && len(convs[i].Questions) > o.Questions {
-			convs[i].Questions = convs[i].Questions[:o.Questions]
-		}
-	}
-	progress := o.Progress
-	if progress == nil {
-		progress = io.Discard
-	}
-	tmp, err := os.MkdirTemp("", "hyatlas-recall-")
-	if err != nil {
-		return rep, fmt.Errorf("make temporary directory: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	emb, closeEmb, err := openBenchEmbedder(o.Embed, filepath.Join(tmp, "cache"))
-	if err != nil {
-		return rep, fmt.Errorf("embedder %q: %w", o.Embed, err)
-	}
-	defer closeEmb()
-	st, err := store.Open(ctx, filepath.Join(tmp, "data"))
-	if err != nil {
-		return rep, fmt.Errorf("open store: %w", err)
-	}
-	defer st.Close()
-	clk := &clock{}
-	// The recall options are the defaults a user gets, except usage
-	// learning: the readers run one after another on one store, and no
-	// reply reports what it used.
-	def := config.DefaultSearch()
-	search := memory.SearchConfig{Recency: def.Recency, MMRLambda: def.MMRLambda, IntentionTTL: def.IntentionTTL}
-	svc, err := memory.NewService(
-		memory.Config{Mode: memory.ModeLite, MinScore: -1, Extraction: memory.ExtractionConfig{Location: time.UTC},
-			Search: search},
-		memory.Deps{Store: st, Index: vector.New(emb.Info().Dims), Embedder: emb, Now: clk.Now, Graph: st})
-	if err != nil {
-		return rep, fmt.Errorf("start memory service: %w", err)
-	}
-
-	rep = RecallReport{Machine: machine(), Embedder: emb.Info().ID, DataSHA256: sum, Conversations: len(convs)}
-	start := time.Now()
-	ins := make([]ingested, len(convs))
-	for i, c := range convs {
-		fmt.Fprintf(progress, "ingest %s: %d turns\n", c.ID, len(c.Turns))
-		if ins[i], err = ingest(ctx, svc, clk, c); err != nil {
-			return rep, err
-		}
-		rep.Turns += len(c.Turns)
-		rep.Questions += len(c.Questions)
-		rep.SkippedQuestions += c.Skipped
-		rep.UnknownEvidence += c.Unknown
-	}
-	rep.IngestSeconds = time.Since(start).Seconds()
-
+	defer run.close()
+	rep, svc, clk, convs, ins := run.rep, run.svc, run.clk, run.convs, run.ins
 	for _, r := range recallReaders {
-		fmt.Fprintf(progress, "search: %s\n", r.name)
+		fmt.Fprintf(run.progress, "search: %s\n", r.name)
 		res, err := evaluateReader(ctx, svc, clk, r, convs, ins)
 		if err != nil {
 			return rep, err
@@ -196,6 +144,99 @@ func EvaluateRecall(ctx context.Context, o RecallOptions) (RecallReport, error) 
 		rep.OffTopicEmpty = float64(empty) / float64(rep.OffTopicAsked)
 	}
 	return rep, nil
+}
+
+// locomoRun is a temporary store holding the LoCoMo conversations, each
+// turn a raw memory of its conversation's owner.
+type locomoRun struct {
+	rep      RecallReport // what is known before searching: machine, data, counts
+	svc      *memory.Service
+	index    *vector.Index
+	embedder memory.Embedder
+	clk      *clock
+	convs    []conversation
+	ins      []ingested
+	progress io.Writer
+	close    func()
+}
+
+// openLoCoMo loads o.Data and ingests it into a fresh store in a temporary
+// directory, with o.Embedder, else the embedder o.Embed names. The search
+// options are the defaults a user gets, except usage learning: the
+// readers run one after another on one store, and no reply reports what
+// it used. close removes everything.
+func openLoCoMo(ctx context.Context, o RecallOptions) (*locomoRun, error) {
+	if o.Data == "" {
+		return nil, fmt.Errorf("%w: no --locomo FILE given", ErrNoLoCoMo)
+	}
+	convs, sum, err := loadLoCoMo(o.Data, o.Conversations)
+	if err != nil {
+		return nil, err
+	}
+	for i := range convs {
+		if o.Questions > 0 && len(convs[i].Questions) > o.Questions {
+			convs[i].Questions = convs[i].Questions[:o.Questions]
+		}
+	}
+	run := &locomoRun{clk: &clock{}, convs: convs, progress: o.Progress, close: func() {}}
+	if run.progress == nil {
+		run.progress = io.Discard
+	}
+	var closers []func()
+	run.close = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	fail := func(err error) (*locomoRun, error) {
+		run.close()
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "hyatlas-recall-")
+	if err != nil {
+		return nil, fmt.Errorf("make temporary directory: %w", err)
+	}
+	closers = append(closers, func() { _ = os.RemoveAll(tmp) })
+	run.embedder = o.Embedder
+	if run.embedder == nil {
+		emb, closeEmb, err := openBenchEmbedder(o.Embed, filepath.Join(tmp, "cache"))
+		if err != nil {
+			return fail(fmt.Errorf("embedder %q: %w", o.Embed, err))
+		}
+		run.embedder = emb
+		closers = append(closers, closeEmb)
+	}
+	st, err := store.Open(ctx, filepath.Join(tmp, "data"))
+	if err != nil {
+		return fail(fmt.Errorf("open store: %w", err))
+	}
+	closers = append(closers, func() { _ = st.Close() })
+	def := config.DefaultSearch()
+	search := memory.SearchConfig{Recency: def.Recency, MMRLambda: def.MMRLambda, IntentionTTL: def.IntentionTTL}
+	run.index = vector.New(run.embedder.Info().Dims)
+	run.svc, err = memory.NewService(
+		memory.Config{Mode: memory.ModeLite, MinScore: -1, Extraction: memory.ExtractionConfig{Location: time.UTC},
+			Search: search},
+		memory.Deps{Store: st, Index: run.index, Embedder: run.embedder, Now: run.clk.Now, Graph: st})
+	if err != nil {
+		return fail(fmt.Errorf("start memory service: %w", err))
+	}
+
+	run.rep = RecallReport{Machine: machine(), Embedder: run.embedder.Info().ID, DataSHA256: sum, Conversations: len(convs)}
+	start := time.Now()
+	run.ins = make([]ingested, len(convs))
+	for i, c := range convs {
+		fmt.Fprintf(run.progress, "ingest %s: %d turns\n", c.ID, len(c.Turns))
+		if run.ins[i], err = ingest(ctx, run.svc, run.clk, c); err != nil {
+			return fail(err)
+		}
+		run.rep.Turns += len(c.Turns)
+		run.rep.Questions += len(c.Questions)
+		run.rep.SkippedQuestions += c.Skipped
+		run.rep.UnknownEvidence += c.Unknown
+	}
+	run.rep.IngestSeconds = time.Since(start).Seconds()
+	return run, nil
 }
 
 // evaluateReader searches every question with one reader and scores it.
