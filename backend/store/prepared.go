@@ -110,14 +110,5 @@ func (s *Store) queryStmt(ctx context.Context, query string, args []any, fn func
 		return err
 	}
 	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRow(rows, err, fn)
 }

@@ -372,6 +372,12 @@ func (s *Store) History(ctx context.Context, id string) ([]memory.HistoryEntry, 
 // query runs a read and calls fn for each row.
 func (s *Store) query(ctx context.Context, q string, args []any, fn func(*sql.Rows) error) error {
 	rows, err := s.reader.QueryContext(ctx, q, args...)
+	return eachRow(rows, err, fn)
+}
+
+// eachRow calls fn for each of rows, unless err (the query's) is set, and
+// closes them.
+func eachRow(rows *sql.Rows, err error, fn func(*sql.Rows) error) error {
 	if err != nil {
 		return err
 	}
