@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -185,6 +186,43 @@ func TestRetries(t *testing.T) {
 				t.Errorf("key read %d times for %d requests", n, len(tc.steps))
 			}
 		})
+	}
+}
+
+// The ledger counts a request's body as sent only when a connection was
+// made: a refused one sent nothing, and says so.
+func TestLedgerCountsOnlyWhatLeft(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	key := func(context.Context) (string, error) { return testKey, nil }
+	r := newRig(Config{Primary: Endpoint{Base: "http://" + refused + "/v1", Model: testModel, Key: key},
+		UserAgent: testUA, Backoff: time.Millisecond, Timeout: 10 * time.Second})
+	if err := r.CompleteJSON(context.Background(), extractReq(), &plan{}); !errors.Is(err, memory.ErrProvider) {
+		t.Fatalf("err %v, want a provider error", err)
+	}
+	calls := r.ledger()
+	if len(calls) != 4 {
+		t.Fatalf("%d calls ledgered, want every attempt (4)", len(calls))
+	}
+	for _, c := range calls {
+		if c.Outcome != "network_error" || c.BytesOut != 0 || c.BytesIn != 0 || c.Host != refused {
+			t.Errorf("refused call ledgered as %+v, want a network error with nothing sent", c)
+		}
+	}
+
+	f := newFake(t, bearer, step{content: goodJSON})
+	r = newRig(config(f))
+	if err := r.CompleteJSON(context.Background(), extractReq(), &plan{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.ledger(); len(c) != 1 || c[0].BytesOut == 0 || c[0].BytesIn == 0 {
+		t.Errorf("answered call ledgered as %+v, want its bytes both ways", c)
 	}
 }
 

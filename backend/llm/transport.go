@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
@@ -46,8 +47,15 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("User-Agent", t.ua)
 	if p != nil {
+		// A call is ledgered from here on; its body counts as sent once a
+		// connection to the endpoint exists (the whole body: what left
+		// before a reset cannot be known, and the ledger must not count
+		// less than went out). A refused connection sent nothing.
 		p.sent = true
-		p.out = int(max(r.ContentLength, 0))
+		size := int(max(r.ContentLength, 0))
+		r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+			GotConn: func(httptrace.GotConnInfo) { p.out = size },
+		}))
 	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
