@@ -10,8 +10,8 @@
 //                  the page must say so, and never show this key
 //
 // Opens the page, adds one memory through the API and waits until the page
-// shows l2_raw and total up by exactly one, without a reload, and the title
-// follows. Exits non-zero with a message on any failure.
+// shows l2_raw, total and the month's written count up by exactly one,
+// without a reload, and the title follows. Exits non-zero with a message on any failure.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +45,10 @@ async function readCounts(page) {
     return {
       total: num('[data-testid="total"]'),
       raw: num('[data-testid="count-l2_raw"]'),
+      written: (() => {
+        const m = document.querySelector('[data-testid="activity"] figcaption')?.textContent?.match(/: (\d+) \(/);
+        return m ? Number(m[1]) : null;
+      })(),
       title: document.title,
       marker: window.__hyatlasE2eMarker ?? null,
     };
@@ -98,8 +102,9 @@ async function main() {
       );
     }
 
+    await page.waitForSelector('[data-testid="activity"] figcaption', { timeout: 10_000 });
     const before = await readCounts(page);
-    if (before.total === null || before.raw === null) {
+    if (before.total === null || before.raw === null || before.written === null) {
       fail(`could not read counts: ${JSON.stringify(before)}`);
     }
 
@@ -123,7 +128,12 @@ async function main() {
       fail(`POST ${API}/api/v1/add answered ${add.status}: ${body.slice(0, 300)}`);
     }
 
-    const want = { total: before.total + 1, raw: before.raw + 1, title: titleFor(before.total + 1) };
+    const want = {
+      total: before.total + 1,
+      raw: before.raw + 1,
+      written: before.written + 1,
+      title: titleFor(before.total + 1),
+    };
     const deadline = Date.now() + UPDATE_TIMEOUT_MS;
     let now = before;
     for (;;) {
@@ -131,12 +141,14 @@ async function main() {
       if (now.total > want.total || now.raw > want.raw) {
         fail(`counts rose by more than one: before ${JSON.stringify(before)}, now ${JSON.stringify(now)}`);
       }
-      if (now.total === want.total && now.raw === want.raw && now.title === want.title) break;
+      if (now.total === want.total && now.raw === want.raw && now.written === want.written && now.title === want.title) {
+        break;
+      }
       if (Date.now() > deadline) {
         fail(
           `page did not update within ${UPDATE_TIMEOUT_MS / 1000} s: ` +
-            `want total=${want.total} l2_raw=${want.raw} title="${want.title}", ` +
-            `have total=${now.total} l2_raw=${now.raw} title="${now.title}"`,
+            `want total=${want.total} l2_raw=${want.raw} written=${want.written} title="${want.title}", ` +
+            `have total=${now.total} l2_raw=${now.raw} written=${now.written} title="${now.title}"`,
         );
       }
       await new Promise((r) => setTimeout(r, 200));

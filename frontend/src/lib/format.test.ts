@@ -4,8 +4,8 @@ import { LAYERS, errorKind, errorText, formatUptime, llmStateText, plural, reemb
 
 describe('llmStateText', () => {
   it('words every known state', () => {
-    expect(llmStateText('ok', 'qwen3:8b')).toBe('connected (qwen3:8b)');
-    expect(llmStateText('ok')).toBe('connected');
+    expect(llmStateText('ok', 'qwen3:8b')).toBe('set up, with a key (qwen3:8b)');
+    expect(llmStateText('ok')).toBe('set up, with a key');
     expect(llmStateText('unconfigured')).toBe(
       'no extraction endpoint configured: memories are stored raw and queued for extraction',
     );

@@ -24,7 +24,7 @@ export const LAYERS: readonly LayerInfo[] = [
 export function llmStateText(state: string, model = ''): string {
   switch (state) {
     case 'ok':
-      return model ? `connected (${model})` : 'connected';
+      return model ? `set up, with a key (${model})` : 'set up, with a key';
     case 'unconfigured':
       return 'no extraction endpoint configured: memories are stored raw and queued for extraction';
     case 'awaiting_key':
