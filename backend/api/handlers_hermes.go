@@ -32,14 +32,17 @@ type HermesState struct {
 	Outdated         bool       `json:"outdated"`
 	PreviousProvider string     `json:"previous_provider"`
 	PreviousSet      bool       `json:"previous_set"`
-	LastContact      *time.Time `json:"last_contact"` // the plugin's last call since the app started
+	LastContact      *time.Time `json:"last_contact"` // the plugin's last call, null if it never called
 	Message          string     `json:"message,omitempty"`
 }
 
-// noteHermes records a call from the Hermes plugin.
+// noteHermes records a call from the Hermes plugin (kept across restarts;
+// a failure to keep it is logged and does not fail the call).
 func (s *Server) noteHermes(r *http.Request) {
 	if strings.HasPrefix(r.Header.Get("User-Agent"), HermesUserAgent) {
-		s.hermesSeen.Store(time.Now().UnixMilli())
+		if err := s.mem.NoteContact(r.Context(), "hermes"); err != nil {
+			s.log.Warn("Hermes last contact not kept", "err", err)
+		}
 	}
 }
 
@@ -60,9 +63,12 @@ func (s *Server) hermesVerb(verb func(Hermes, string) (HermesState, error)) hand
 		if err != nil {
 			return memory.Errorf(memory.ECONFLICT, "%v", err)
 		}
-		if ms := s.hermesSeen.Load(); ms > 0 {
-			t := time.UnixMilli(ms).UTC()
-			st.LastContact = &t
+		at, ok, err := s.mem.LastContact(r.Context(), "hermes")
+		if err != nil {
+			return err
+		}
+		if ok {
+			st.LastContact = &at
 		}
 		writeJSON(w, http.StatusOK, st)
 		return nil

@@ -72,7 +72,6 @@ type Server struct {
 	stopOnce sync.Once
 	window   atomic.Pointer[func()] // shows the desktop window; nil when headless
 
-	hermesSeen atomic.Int64 // unix ms of the Hermes plugin's last call; 0 never
 }
 
 // SetWindow sets what shows the desktop window (nil: there is none, the

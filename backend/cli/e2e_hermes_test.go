@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestHermesPlugin_Python installs the plugin with `hyatlas hermes install`
@@ -56,6 +58,21 @@ func TestHermesPlugin_Python(t *testing.T) {
 	}
 	if st["installed"] != true || st["active"] != true || st["last_contact"] == nil || st["previous_provider"] != "honcho" {
 		t.Errorf("hermes status = %v", st)
+	}
+	// The last contact outlives a restart of the app.
+	if err := in.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := in.Wait(30 * time.Second); code != 0 {
+		t.Fatalf("exit code %d after SIGTERM", code)
+	}
+	in.Start("serve")
+	var again map[string]any
+	if err := in.Client().Do(t.Context(), http.MethodGet, "/api/v1/hermes", nil, &again); err != nil {
+		t.Fatal(err)
+	}
+	if again["last_contact"] != st["last_contact"] {
+		t.Errorf("last contact after a restart = %v, before %v", again["last_contact"], st["last_contact"])
 	}
 	out, code = in.Run("hermes", "uninstall")
 	if b, _ := os.ReadFile(filepath.Join(home, "config.yaml")); code != 0 || string(b) != cfg {

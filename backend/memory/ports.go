@@ -179,6 +179,10 @@ type Store interface {
 	ReplacedIDs(ctx context.Context, ids []string) (map[string][]string, error)
 	Stats(ctx context.Context) (StoreStats, error)
 	AddCounter(ctx context.Context, name string, delta int64) error
+	// RaiseCounter sets a counter to value unless it holds more; Counter
+	// reads one (0 when there is none).
+	RaiseCounter(ctx context.Context, name string, value int64) error
+	Counter(ctx context.Context, name string) (int64, error)
 	// ScanVectors calls fn for every live row that has a vector made by
 	// embedder, in no particular order. The entry's Values may be reused
 	// once fn returns: copy it to keep it.

@@ -149,6 +149,7 @@ type Service struct {
 	extracting sync.Map // id -> chan closed when its extraction ends
 	ownerLocks sync.Map // user id -> *sync.Mutex
 	nowDirty   sync.Map
+	contacts   contacts
 	// lastExtractErr is the error of the last extraction that failed,
 	// nil once one succeeds after it (see WritePipeline).
 	lastExtractErr atomic.Pointer[string]
@@ -296,9 +297,12 @@ func (s *Service) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Flush writes counters that are kept in memory. Writes themselves are
+// Flush writes counters that are kept in memory (searches, last contacts). Writes themselves are
 // durable when acknowledged and need no flush.
 func (s *Service) Flush(ctx context.Context) error {
+	if err := s.flushContacts(ctx); err != nil {
+		return err
+	}
 	n := s.pendingSearches.Swap(0)
 	if n == 0 {
 		return nil

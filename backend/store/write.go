@@ -287,6 +287,16 @@ func (s *Store) AddCounter(ctx context.Context, name string, delta int64) error 
 	})
 }
 
+// RaiseCounter sets a named counter to value unless it already holds more
+// (a time that must only move forward).
+func (s *Store) RaiseCounter(ctx context.Context, name string, value int64) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO counters(name, value) VALUES (?, ?)
+			ON CONFLICT(name) DO UPDATE SET value = max(value, excluded.value)`, name, value)
+		return err
+	})
+}
+
 // Probe writes the current time and reads it back through the read pool.
 // The value only grows, so concurrent probes that commit out of order still
 // each read back at least their own time.

@@ -32,7 +32,7 @@ describe('hermes lines', () => {
     const now = Date.parse('2026-11-30T12:00:00Z');
     expect(contactLine(base, now)).toBe('');
     const on = { ...base, installed: true, active: true };
-    expect(contactLine(on, now)).toContain('No contact from Hermes since HyAtlas started');
+    expect(contactLine(on, now)).toContain('No contact from Hermes yet');
     expect(contactLine({ ...on, last_contact: '2026-11-30T11:55:00Z' }, now)).toBe('Last contact from Hermes: 5 min ago.');
     expect(ago('2026-11-30T11:59:50Z', now)).toBe('just now');
     expect(ago('2026-11-28T12:00:00Z', now)).toBe('2 d ago');

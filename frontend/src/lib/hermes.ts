@@ -31,7 +31,7 @@ export function contactLine(st: HermesState, now: number): string {
   if (!st.installed) return '';
   return st.last_contact
     ? `Last contact from Hermes: ${ago(st.last_contact, now)}.`
-    : 'No contact from Hermes since HyAtlas started (it calls at the start of each Hermes session).';
+    : 'No contact from Hermes yet (it calls at the start of each Hermes session).';
 }
 
 /** What disconnecting puts back. */
