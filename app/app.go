@@ -43,7 +43,7 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 		HideWindowOnClose: t != nil,
 		AssetServer: &assetserver.Options{
 			Assets:  assets,
-			Handler: eng.API.InProcessHandler(),
+			Handler: eng.WindowHandler(),
 		},
 		BackgroundColour: options.NewRGB(250, 250, 250),
 		OnStartup: func(ctx context.Context) {

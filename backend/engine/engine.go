@@ -76,12 +76,14 @@ type Engine struct {
 	ctx         context.Context // ends at Close
 	cancel      context.CancelFunc
 	bg          sync.WaitGroup
+	window      sync.WaitGroup // requests of the desktop window in progress
 	reembedKick chan struct{}
 
 	switchMu  sync.Mutex // one embedder switch at a time
 	mu        sync.Mutex
 	closer    io.Closer // the embedder in use
 	stopped   bool      // Close has begun: no new background work
+	closing   bool      // Close has begun: no new window request
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -317,6 +319,35 @@ func (e *Engine) Listen() (string, error) {
 	return ln.Addr().String(), nil
 }
 
+// WindowHandler serves the desktop window's requests (the API in process,
+// through the Wails asset server) as the listener serves the network's:
+// each lives inside the engine's context, and Close waits for those in
+// progress as it does for the listener's (up to the same 10 seconds),
+// then cancels what is left, so none outlives the store.
+func (e *Engine) WindowHandler() http.Handler {
+	h := e.API.InProcessHandler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		closing := e.closing
+		if !closing {
+			e.window.Add(1)
+		}
+		e.mu.Unlock()
+		if closing {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"error":"HyAtlas is stopping","code":"unavailable"}`))
+			return
+		}
+		defer e.window.Done()
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(e.ctx, cancel)
+		defer stop()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
 // BaseURL is the http:// address of the listener ("" before Listen).
 func (e *Engine) BaseURL() string {
 	if e.listener == nil {
@@ -329,21 +360,36 @@ func (e *Engine) BaseURL() string {
 // durable.
 func (e *Engine) Flush(ctx context.Context) error { return e.Memory.Flush(ctx) }
 
-// Close stops the listener (letting requests in progress finish, up to 10
-// seconds), stops background work, flushes, and closes the store. It is
-// safe to call twice.
+// Close stops the listener and the window's requests (letting those in
+// progress finish, up to 10 seconds in all), stops background work,
+// flushes, and closes the store. It is safe to call twice.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		var errs []error
+		e.mu.Lock()
+		e.closing = true // no new window request
+		e.mu.Unlock()
+		deadline := time.Now().Add(10 * time.Second)
 		if e.http != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithDeadline(context.Background(), deadline)
 			errs = append(errs, e.http.Shutdown(ctx))
 			cancel()
+		}
+		windowDone := make(chan struct{})
+		go func() { e.window.Wait(); close(windowDone) }()
+		select {
+		case <-windowDone:
+		case <-time.After(time.Until(deadline)):
 		}
 		e.mu.Lock()
 		e.stopped = true
 		e.mu.Unlock()
 		e.cancel()
+		select { // cancelled now: they end, or are left behind
+		case <-windowDone:
+		case <-time.After(5 * time.Second):
+			e.log.Warn("a request of the window did not end when cancelled; closing anyway")
+		}
 		e.bg.Wait()
 		errs = append(errs, e.Memory.Flush(context.Background()), e.store.Close())
 		e.mu.Lock()
