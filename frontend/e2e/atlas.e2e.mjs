@@ -226,7 +226,10 @@ async function others(page) {
   await page.click('[data-testid="nav-recall"]');
   await page.fill('[data-testid="recall-query"]', 'tailwind tokens');
   await page.click('[data-testid="recall-go"]');
-  await page.locator('[data-testid="recall-hit"]', { hasText: 'Tailwind' }).first().waitFor({ timeout: 10_000 });
+  const hit = page.locator('[data-testid="recall-hit"]', { hasText: 'Tailwind' }).first();
+  await hit.waitFor({ timeout: 10_000 });
+  const why = (await hit.locator('.why').textContent()).replace(/\s+/g, ' ');
+  check(why.includes('keyword #1'), `the hit does not say it was the first keyword match: ${why}`);
   await page.screenshot({ path: join(SHOTS, 'recall.png'), fullPage: true });
 }
 
