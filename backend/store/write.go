@@ -144,14 +144,16 @@ func updateRow(ctx context.Context, tx *sql.Tx, id string, u memory.Update) (mem
 			return memory.Memory{}, err
 		}
 	}
+	var details []string
 	if u.Category != nil && *u.Category != m.Category {
-		h.Detail += fmt.Sprintf("category %q -> %q; ", m.Category, *u.Category)
+		details = append(details, fmt.Sprintf("category %q -> %q", m.Category, *u.Category))
 		m.Category, changed = *u.Category, true
 	}
 	if u.Strength != nil && *u.Strength != m.Strength {
-		h.Detail += fmt.Sprintf("strength %.2f -> %.2f; ", m.Strength, *u.Strength)
+		details = append(details, fmt.Sprintf("strength %.2f -> %.2f", m.Strength, *u.Strength))
 		m.Strength, changed = *u.Strength, true
 	}
+	h.Detail = strings.Join(details, "; ")
 	if u.Metadata != nil && !maps.Equal(u.Metadata, m.Metadata) {
 		m.Metadata, changed = maps.Clone(u.Metadata), true
 	}

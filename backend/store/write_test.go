@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -113,7 +112,7 @@ func TestUpdate(t *testing.T) {
 		equalMemory(t, mustGet(t, s, "m"), got)
 		h, _ := s.History(ctx, "m")
 		if len(h) != 1 || h[0].OldContent != "" ||
-			!strings.Contains(h[0].Detail, `category "food" -> "drink"`) || !strings.Contains(h[0].Detail, "strength 0.50 -> 0.90") {
+			h[0].Detail != `category "food" -> "drink"; strength 0.50 -> 0.90` {
 			t.Errorf("history = %+v", h)
 		}
 	})
