@@ -8,7 +8,8 @@ package app_test
 
 import (
 	"context"
-	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,7 +191,9 @@ func TestNoDisplayRunsHeadless(t *testing.T) {
 // the page must also say that extraction failed, without the key.
 func TestDashboardInChromium(t *testing.T) {
 	const key = "sk-e2e-never-shown-4711"
-	refused := closedPort(t)
+	down := httptest.NewServer(http.NotFoundHandler())
+	refused := down.Listener.Addr().String()
+	down.Close() // nothing listens there now: connecting is refused at once
 	p := proctest.New(t, binary(t), "HYATLAS_MODE=pro", "HYATLAS_LLM_BASE=http://"+refused+"/v1",
 		"HYATLAS_LLM_MODEL=e2e-model", "HYATLAS_LLM_KEY="+key)
 	p.Start("serve")
@@ -402,19 +405,4 @@ func TestCloseWithoutTrayQuits(t *testing.T) {
 	if code := p.Wait(30 * time.Second); code != 0 {
 		t.Fatalf("exit %d after the close button:\n%s", code, p.Out.String())
 	}
-}
-
-// closedPort returns a loopback address nothing listens on (it was
-// listened on and closed), so connecting to it is refused at once.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
 }

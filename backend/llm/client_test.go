@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -192,14 +192,9 @@ func TestRetries(t *testing.T) {
 // The ledger counts a request's body as sent only when a connection was
 // made: a refused one sent nothing, and says so.
 func TestLedgerCountsOnlyWhatLeft(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	down := httptest.NewServer(http.NotFoundHandler())
+	refused := down.Listener.Addr().String()
+	down.Close() // nothing listens there now: connecting is refused at once
 	key := func(context.Context) (string, error) { return testKey, nil }
 	r := newRig(Config{Primary: Endpoint{Base: "http://" + refused + "/v1", Model: testModel, Key: key},
 		UserAgent: testUA, Backoff: time.Millisecond, Timeout: 10 * time.Second})
