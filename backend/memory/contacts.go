@@ -72,25 +72,22 @@ func (s *Service) LastContact(ctx context.Context, client string) (time.Time, bo
 
 // flushContacts writes the calls not yet written.
 func (s *Service) flushContacts(ctx context.Context) error {
+	due := map[string]time.Time{}
 	s.contacts.mu.Lock()
-	var due []string
 	for name, c := range s.contacts.last {
 		if c.at.After(c.saved) {
-			due = append(due, name)
+			due[name] = c.at
 		}
 	}
 	s.contacts.mu.Unlock()
-	for _, name := range due {
-		s.contacts.mu.Lock()
-		c := s.contacts.last[name]
-		s.contacts.mu.Unlock()
-		if err := s.store.RaiseCounter(ctx, contactCounter(name), c.at.UnixMilli()); err != nil {
+	for name, at := range due {
+		if err := s.store.RaiseCounter(ctx, contactCounter(name), at.UnixMilli()); err != nil {
 			return fmt.Errorf("flush contact of %s: %w", name, err)
 		}
 		s.contacts.mu.Lock()
-		if cur := s.contacts.last[name]; cur.saved.Before(c.at) {
-			cur.saved = c.at
-			s.contacts.last[name] = cur
+		if c := s.contacts.last[name]; c.saved.Before(at) {
+			c.saved = at
+			s.contacts.last[name] = c
 		}
 		s.contacts.mu.Unlock()
 	}
