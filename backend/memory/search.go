@@ -75,6 +75,7 @@ type Why struct {
 	Keyword     float64 `json:"keyword"`                // BM25 (higher is better)
 	KeywordRank int     `json:"keyword_rank,omitempty"` // 1-based rank in the keyword leg, 0 if absent
 	Session     float64 `json:"session,omitempty"`      // its conversation holds a strong match
+	Speaker     float64 `json:"speaker,omitempty"`      // a transcript line of the speaker the query names
 	Date        float64 `json:"date,omitempty"`         // dated inside the window the query names
 	Entity      float64 `json:"entity,omitempty"`       // the query names its entity
 	Graph       float64 `json:"graph,omitempty"`        // linked to a strong match

@@ -10,10 +10,12 @@ import (
 
 // Boost weights. Scores live on the scale of the legs: the best keyword
 // match counts 1 and a perfect cosine 0.5 (natural queries), so a boost of
-// 0.5 is worth half the best keyword match. Session was tuned on LoCoMo;
-// the others are set so that each decides close calls, not the ranking.
+// 0.5 is worth half the best keyword match. Session and speaker were tuned
+// on LoCoMo; the others are set so that each decides close calls, not the
+// ranking.
 const (
 	sessionBoost   = 0.6  // times the best base score in the same conversation
+	speakerShare   = 0.35 // times its own base, a line of the speaker the query names
 	dateBoost      = 0.8  // dated inside the window the query names
 	temporalLean   = 0.35 // a matching memory that carries a date, for a "when" question
 	entityPageW    = 0.5  // the page of an entity the query names
@@ -55,10 +57,11 @@ func scoreLegs(_ context.Context, r *searchRun) error {
 	return nil
 }
 
-// applyBoosts adds the session, date, entity, graph, recency, usage and
+// applyBoosts adds the session, speaker, date, entity, graph, recency, usage and
 // intention parts to each base score and multiplies by strength.
 func applyBoosts(ctx context.Context, r *searchRun) error {
 	sessionParts(r)
+	speakerParts(r)
 	entityParts(r)
 	if err := graphParts(ctx, r); err != nil {
 		return err
@@ -80,7 +83,7 @@ func applyBoosts(ctx context.Context, r *searchRun) error {
 			w.Intention = intentionBoost
 		}
 		w.Strength = 0.75 + 0.5*c.row.Strength
-		sum := c.base + w.Session + w.Date + w.Entity + w.Graph + w.Recency + w.Usage + w.Intention
+		sum := c.base + w.Session + w.Speaker + w.Date + w.Entity + w.Graph + w.Recency + w.Usage + w.Intention
 		c.score = sum * w.Strength
 		w.Fused = c.score
 	}

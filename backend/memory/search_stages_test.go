@@ -249,3 +249,34 @@ func TestSearch_WhenQuestionsLeanOnDatedMemories(t *testing.T) {
 		}
 	}
 }
+
+// A transcript line of the speaker the query names tells of that speaker
+// in the first person and outranks the other speaker's line that only
+// mentions the name; naming no speaker, or both, leaves the legs' order.
+func TestSearch_SpeakerPart(t *testing.T) {
+	r := newRig(t, memory.Config{})
+	mentions := r.add(t, "Caroline: Melanie, you painted a sunset on the beach with your kids!", "u1")
+	speaks := r.add(t, "Melanie: I painted a horse on the old barn wall with my kids", "u1")
+	for _, tc := range []struct {
+		query   string
+		first   memory.Memory
+		speaker bool // the first hit has a speaker part
+	}{
+		{"What has Melanie painted?", speaks, true},
+		{"what did melanie's kids paint", speaks, true},
+		{"Who painted a sunset?", mentions, false},
+		{"What have Melanie and Caroline painted?", mentions, true},
+	} {
+		res := searchRes(t, r, memory.SearchInput{Query: tc.query, Limit: 5, MinScore: f64(0)})
+		if len(res.Hits) < 2 {
+			t.Fatalf("%q: %d hits, want both lines", tc.query, len(res.Hits))
+		}
+		first := res.Hits[0]
+		if first.Memory.ID != tc.first.ID {
+			t.Errorf("%q: first hit %q, want %q", tc.query, first.Memory.Content, tc.first.Content)
+		}
+		if got := first.Why.Speaker > 0; got != tc.speaker {
+			t.Errorf("%q: speaker part %.3f, want one: %v", tc.query, first.Why.Speaker, tc.speaker)
+		}
+	}
+}

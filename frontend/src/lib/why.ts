@@ -1,7 +1,7 @@
 import type { Why } from './types';
 
 /** The boosts a hit's score adds up, in the order they are shown. */
-const BOOSTS = ['date', 'entity', 'graph', 'session', 'recency', 'usage', 'intention'] as const;
+const BOOSTS = ['date', 'entity', 'speaker', 'graph', 'session', 'recency', 'usage', 'intention'] as const;
 
 /**
  * The parts of a hit's score as short labels: the keyword leg by its rank
