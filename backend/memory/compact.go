@@ -18,6 +18,7 @@ func (s *Service) Compact(ctx context.Context) (int, error) {
 	if limit <= 0 || s.xstore == nil {
 		return 0, nil
 	}
+	gen := s.generation()
 	owners, err := s.factsByOwner(ctx)
 	if err != nil {
 		return 0, err
@@ -35,7 +36,7 @@ func (s *Service) Compact(ctx context.Context) (int, error) {
 			}
 			return lastReference(facts[i]).Before(lastReference(facts[j]))
 		})
-		p := &promotion{s: s, raw: Memory{ID: "compaction"}, now: now, scope: o.scope, retired: map[string]bool{}}
+		p := &promotion{s: s, gen: gen, raw: Memory{ID: "compaction"}, now: now, scope: o.scope, retired: map[string]bool{}}
 		reason := fmt.Sprintf("compacted: more than %d facts, and one of the weakest and least recently used", limit)
 		for _, m := range facts[:len(facts)-limit] {
 			p.retire(m.ID, RetiredCompacted, "", reason)

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 // clusterJob is one due cluster and what its call is shown.
 type clusterJob struct {
 	owner    string // the owner key (its alias group)
+	gen      uint64 // the store generation its facts were read in
 	scope    Scope
 	cluster  Cluster
 	rowOwner Owner             // owner of the rows the call writes: its newest fact's
@@ -36,22 +38,35 @@ const (
 // drops commit together, under the owner's extraction lock, against the
 // facts as they are now; if that fails the cluster is retried next pass.
 // Schemas, relations and the arc follow; a failure among them is
-// reported in the outcome and not retried.
+// reported in the outcome and not retried, except ErrStoreReplaced (a
+// snapshot restored since the pass read the facts), which stops the
+// cluster with nothing more written and leaves it for the next pass.
 func (s *Service) applyPlan(ctx context.Context, job *clusterJob, plan ConsolidatePlan) (clusterOutcome, error) {
 	var out clusterOutcome
 	now := s.now().UTC()
 	if err := s.reconcileCluster(ctx, job, plan, now, &out); err != nil {
 		return out, err
 	}
-	if err := s.writeSchemas(ctx, job, plan.Schemas, now, &out); err != nil {
-		out.errs = append(out.errs, fmt.Sprintf("cluster %s: schemas: %v", job.cluster.ID, err))
+	// note reports a failed step and goes on, except after a restore:
+	// every later write would be refused too, and the cluster runs again.
+	note := func(what string, err error) error {
+		if errors.Is(err, ErrStoreReplaced) {
+			return err
+		}
+		if err != nil {
+			out.errs = append(out.errs, fmt.Sprintf("cluster %s: %s: %v", job.cluster.ID, what, err))
+		}
+		return nil
+	}
+	if err := note("schemas", s.writeSchemas(ctx, job, plan.Schemas, now, &out)); err != nil {
+		return out, err
 	}
 	if s.cfg.Consolidate.Graph {
-		if err := s.writeEdges(ctx, job, plan.Edges, now, &out); err != nil {
-			out.errs = append(out.errs, fmt.Sprintf("cluster %s: relations: %v", job.cluster.ID, err))
+		if err := note("relations", s.writeEdges(ctx, job, plan.Edges, now, &out)); err != nil {
+			return out, err
 		}
-		if err := s.writeArc(ctx, job, plan.Arc, now, &out); err != nil {
-			out.errs = append(out.errs, fmt.Sprintf("cluster %s: arc: %v", job.cluster.ID, err))
+		if err := note("arc", s.writeArc(ctx, job, plan.Arc, now, &out)); err != nil {
+			return out, err
 		}
 	}
 	return out, nil
@@ -71,7 +86,7 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 	if err != nil {
 		return fmt.Errorf("read cluster %s: %w", job.cluster.ID, err)
 	}
-	p := &promotion{s: s, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
+	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
 		scope: job.scope, retired: map[string]bool{}}
 	eligible := func(id string) (Memory, bool) {
 		m, ok := current[strings.TrimSpace(id)]
@@ -196,7 +211,7 @@ func (job *clusterJob) evidenceOf(ids []string) []string {
 // nor each other. A schema keeps its evidence: the fact ids, which a later
 // merge or drop retires but never deletes.
 func (s *Service) writeSchemas(ctx context.Context, job *clusterJob, schemas []PlannedSchema, now time.Time, out *clusterOutcome) error {
-	p := &promotion{s: s, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
+	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
 		scope: job.scope, retired: map[string]bool{}}
 	for _, sc := range schemas {
 		text := CutText(CleanText(sc.Text), maxConsolidatedBytes)
@@ -261,7 +276,7 @@ func (s *Service) writeArc(ctx context.Context, job *clusterJob, arc string, now
 	if err != nil {
 		return fmt.Errorf("read the current arc: %w", err)
 	}
-	p := &promotion{s: s, raw: Memory{ID: "arc", Owner: job.rowOwner}, now: now, scope: job.scope, retired: map[string]bool{}}
+	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "arc", Owner: job.rowOwner}, now: now, scope: job.scope, retired: map[string]bool{}}
 	m := p.newRow(LayerSummary, text, categoryArc, time.Time{})
 	m.Source, m.SourceIDs, m.Metadata = sourceConsol, nil, map[string]string{MetaArc: "true"}
 	for _, o := range old {

@@ -52,7 +52,7 @@ func (s *Service) crossTopic(ctx context.Context, o ownerFacts, own *ownerState,
 		rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cross-topic: %v", o.key, err))
 		return
 	}
-	p := &promotion{s: s, raw: Memory{ID: "cross-topic", Owner: schemas[0].Owner}, now: now, scope: o.scope,
+	p := &promotion{s: s, gen: own.gen, raw: Memory{ID: "cross-topic", Owner: schemas[0].Owner}, now: now, scope: o.scope,
 		retired: map[string]bool{}}
 	for _, pat := range patterns[:min(len(patterns), maxCrossPatterns)] {
 		var cited, facts []string

@@ -22,7 +22,7 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 	if s.graphStore == nil || len(edges) == 0 {
 		return nil
 	}
-	p := &promotion{s: s, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
+	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
 		scope: job.scope, retired: map[string]bool{}}
 	var errs []error
 	for _, e := range edges {
@@ -30,7 +30,15 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 		if !ok {
 			continue
 		}
-		rec, recited, err := s.learnRelation(ctx, in)
+		var rec GraphEdge
+		var recited bool
+		err := s.writeGen(job.gen, func() (err error) {
+			rec, recited, err = s.learnRelation(ctx, in)
+			return err
+		})
+		if errors.Is(err, ErrStoreReplaced) {
+			return err
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -100,6 +101,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	start := s.now().UTC()
 	rep := ConsolidationReport{StartedAt: start, Errors: []string{}}
 	s.events.Publish(Event{Type: "consolidate.started", At: start})
+	gen := s.generation()
 	owners, err := s.factsByOwner(ctx)
 	if err != nil {
 		return rep, err
@@ -108,7 +110,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	states := map[string]*ownerState{}
 	for _, o := range owners {
 		rep.FactsIn += len(o.facts)
-		st, due, skipped, err := s.prepareOwner(ctx, o, start)
+		st, due, skipped, err := s.prepareOwner(ctx, o, gen, start)
 		if err != nil {
 			return rep, err
 		}
@@ -133,7 +135,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	} else if len(jobs) > 0 {
 		s.runJobs(ctx, jobs, states, start, &rep)
 	}
-	if s.llmState() == LLMOK && !rep.ProviderDown {
+	if s.llmState() == LLMOK && !rep.ProviderDown && s.generation() == gen {
 		for _, o := range owners {
 			s.crossTopic(ctx, o, states[o.key], &rep)
 		}
@@ -150,10 +152,12 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 type ownerState struct {
 	mu  sync.Mutex
 	key string
+	gen uint64 // the store generation the pass read the owner's facts in
 	st  OwnerClusters
 }
 
-// saveCluster writes the owner's clusters after changing one with f.
+// saveCluster writes the owner's clusters after changing one with f,
+// unless a restore replaced the store since the pass read them.
 func (s *Service) saveCluster(ctx context.Context, own *ownerState, id string, f func(*Cluster)) error {
 	own.mu.Lock()
 	defer own.mu.Unlock()
@@ -162,12 +166,12 @@ func (s *Service) saveCluster(ctx context.Context, own *ownerState, id string, f
 			f(&own.st.Clusters[i])
 		}
 	}
-	return s.cstore.SaveClusters(ctx, own.key, own.st)
+	return s.writeGen(own.gen, func() error { return s.cstore.SaveClusters(ctx, own.key, own.st) })
 }
 
 // prepareOwner brings an owner's clusters up to date with their facts,
 // saves them, and returns the due clusters as jobs and the resting ones.
-func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, now time.Time) (*ownerState, []*clusterJob, []Cluster, error) {
+func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, gen uint64, now time.Time) (*ownerState, []*clusterJob, []Cluster, error) {
 	st, err := s.cstore.LoadClusters(ctx, o.key)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("load clusters of %s: %w", o.key, err)
@@ -187,10 +191,10 @@ func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, now time.Time)
 	if st.ClusteredAt.IsZero() {
 		st.ClusteredAt = now
 	}
-	if err := s.cstore.SaveClusters(ctx, o.key, st); err != nil {
+	if err := s.writeGen(gen, func() error { return s.cstore.SaveClusters(ctx, o.key, st) }); err != nil {
 		return nil, nil, nil, fmt.Errorf("save clusters of %s: %w", o.key, err)
 	}
-	own := &ownerState{key: o.key, st: st}
+	own := &ownerState{key: o.key, gen: gen, st: st}
 	var jobs []*clusterJob
 	var skipped []Cluster
 	for _, c := range st.Clusters {
@@ -201,7 +205,7 @@ func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, now time.Time)
 		if !due {
 			continue
 		}
-		job := &clusterJob{owner: o.key, scope: o.scope, cluster: c, facts: map[string]Memory{}}
+		job := &clusterJob{owner: o.key, gen: gen, scope: o.scope, cluster: c, facts: map[string]Memory{}}
 		for _, id := range c.Members {
 			f := byID[id]
 			job.facts[id] = f
@@ -302,7 +306,9 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 			defer wg.Done()
 			for job := range work {
 				// The budget is checked as each call starts, not as it queues.
-				if ctx.Err() != nil || s.now().Add(s.callEstimate()).After(deadline) {
+				// A restore since the pass read the facts leaves the rest
+				// for the next pass, on the restored data.
+				if ctx.Err() != nil || s.now().Add(s.callEstimate()).After(deadline) || s.generation() != job.gen {
 					continue
 				}
 				mu.Lock()
@@ -332,12 +338,16 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 	wg.Wait()
 	rep.ClustersPending = len(jobs) - started + len(failed)
 	if started < len(jobs) {
-		rep.Errors = append(rep.Errors, fmt.Sprintf("%d clusters left for the next pass: the pass's time budget ran out", len(jobs)-started))
+		why := "the pass's time budget ran out"
+		if len(jobs) > 0 && s.generation() != jobs[0].gen {
+			why = "a snapshot was restored during the pass"
+		}
+		rep.Errors = append(rep.Errors, fmt.Sprintf("%d clusters left for the next pass: %s", len(jobs)-started, why))
 	}
 	rep.ProviderDown = len(failed) >= 2 && succeeded == 0
 	for _, f := range failed {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cluster %s: %v", f.job.owner, f.job.cluster.ID, f.err))
-		if rep.ProviderDown {
+		if rep.ProviderDown || errors.Is(f.err, ErrStoreReplaced) {
 			continue
 		}
 		now := s.now().UTC()

@@ -116,6 +116,7 @@ func (s *Service) ReplaceStore(ctx context.Context, replace func(context.Context
 	if err := replace(ctx); err != nil {
 		return err
 	}
+	s.storeGen.Add(1)
 	cur := s.current()
 	if embedderID != cur.embedder.Info().ID {
 		var err error

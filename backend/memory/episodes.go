@@ -65,6 +65,7 @@ func (s *Service) Housekeep(ctx context.Context) (HousekeepResult, error) {
 // summarizeEpisodes summarises every ended episode. An episode of one
 // write gets no summary (its facts already say it all).
 func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (int, error) {
+	gen := s.generation()
 	due, err := s.xstore.DueEpisodes(ctx, idleBefore)
 	if err != nil {
 		return 0, err
@@ -72,10 +73,10 @@ func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (
 	done := 0
 	var skipped error
 	for _, ep := range due {
-		id, err := s.summarizeEpisode(ctx, ep)
+		id, err := s.summarizeEpisode(ctx, gen, ep)
 		switch {
-		case errors.Is(err, ErrProvider) || ctx.Err() != nil:
-			return done, err // the endpoint is down: the episode waits
+		case errors.Is(err, ErrProvider) || errors.Is(err, ErrStoreReplaced) || ctx.Err() != nil:
+			return done, err // the endpoint is down, or the data restored: the episode waits
 		case err != nil:
 			// Unreadable or refused, or its writes could not be read: the
 			// episode goes without a summary rather than being asked for
@@ -83,7 +84,7 @@ func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (
 			skipped = errors.Join(skipped, err)
 			id = ""
 		}
-		if err := s.xstore.SetEpisodeSummary(ctx, ep.Seq, id); err != nil {
+		if err := s.writeGen(gen, func() error { return s.xstore.SetEpisodeSummary(ctx, ep.Seq, id) }); err != nil {
 			return done, fmt.Errorf("mark episode %d summarised: %w", ep.Seq, err)
 		}
 		if id != "" {
@@ -95,7 +96,7 @@ func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (
 
 // summarizeEpisode writes the L4 summary of one episode and returns its
 // id ("" when the episode needs none).
-func (s *Service) summarizeEpisode(ctx context.Context, ep Episode) (string, error) {
+func (s *Service) summarizeEpisode(ctx context.Context, gen uint64, ep Episode) (string, error) {
 	if ep.Writes < 2 {
 		return "", nil
 	}
@@ -128,7 +129,7 @@ func (s *Service) summarizeEpisode(ctx context.Context, ep Episode) (string, err
 		Strength: DefaultStrength, Source: sourceExtract, SourceIDs: ids, EventAt: ep.StartedAt,
 		ValidTo: ep.LastAt, CreatedAt: now, UpdatedAt: now, Extraction: ExtractSkipped,
 		Metadata: map[string]string{"writes": strconv.Itoa(len(ids))}}
-	if err := s.insertGenerated(ctx, Changes{}, m); err != nil {
+	if err := s.insertGenerated(ctx, gen, Changes{}, m); err != nil {
 		return "", err
 	}
 	return m.ID, nil
@@ -189,6 +190,7 @@ func (s *Service) ownNowPages(ctx context.Context, o Owner) ([]Memory, error) {
 // than the endpoint's leaves the page as it is until the next change.
 func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	scope := Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID}
+	gen := s.generation()
 	prev, err := s.ownNowPages(ctx, o)
 	if err != nil {
 		return false, err
@@ -234,7 +236,13 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	for _, p := range prev {
 		c.Retire = append(c.Retire, RowRetirement{ID: p.ID, Retirement: Retirement{How: RetiredReplaced, By: m.ID, At: now}})
 	}
-	return true, s.insertGenerated(ctx, c, m)
+	if err := s.insertGenerated(ctx, gen, c, m); err != nil {
+		if errors.Is(err, ErrStoreReplaced) {
+			s.nowDirty.Store(o, true) // built from the data before a restore: again on the new
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 func dueText(t time.Time) string {
@@ -244,14 +252,18 @@ func dueText(t time.Time) string {
 	return " (due " + t.Format("2006-01-02") + ")"
 }
 
-// insertGenerated embeds and commits a generated row with c.
-func (s *Service) insertGenerated(ctx context.Context, c Changes, m Memory) error {
+// insertGenerated embeds and commits a generated row with c, unless a
+// restore replaced the store since gen, when its sources were read.
+func (s *Service) insertGenerated(ctx context.Context, gen uint64, c Changes, m Memory) error {
 	v, err := s.embedOne(ctx, m.Content, PurposeDocument)
 	if err != nil {
 		return err
 	}
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
+	if err := s.checkGen(gen); err != nil {
+		return err
+	}
 	if v, err = s.currentVector(ctx, v, m.Content); err != nil {
 		return err
 	}

@@ -55,6 +55,7 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 		close(done)
 	}()
 
+	gen := s.generation()
 	raw, err := s.store.Get(ctx, id)
 	if err != nil {
 		return "", fmt.Errorf("read row %s for extraction: %w", id, err)
@@ -78,9 +79,11 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 		return s.extractFailed(ctx, raw, err)
 	}
 	plan = checkPlan(plan, req)
-	created, err := s.promote(ctx, raw, plan, req)
-	if errors.Is(err, ErrStaleExtraction) {
-		// Deleted, retired or extracted meanwhile: nothing is promoted.
+	created, err := s.promote(ctx, raw, gen, plan, req)
+	if errors.Is(err, ErrStaleExtraction) || errors.Is(err, ErrStoreReplaced) {
+		// Deleted, retired or extracted meanwhile, or a snapshot restored:
+		// nothing is promoted, and the row as it is now says what is left
+		// (a restored row still pending is extracted again).
 		now, gerr := s.store.Get(ctx, raw.ID)
 		if gerr != nil {
 			return StatusSkipped, nil
@@ -93,7 +96,7 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 	if s.cfg.Extraction.Reconcile && len(created) > 0 {
 		// A failed second call leaves the facts as promoted; the
 		// extraction itself is done.
-		_ = s.reconcile(ctx, raw, created)
+		_ = s.reconcile(ctx, raw, gen, created)
 	}
 	s.lastExtractErr.Store(nil)
 	s.events.Publish(Event{Type: "extract.done", At: s.now().UTC(), Data: map[string]any{

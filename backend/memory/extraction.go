@@ -34,6 +34,10 @@ var (
 	// ErrStaleExtraction: the raw row was deleted, retired or extracted
 	// while its extraction ran; the plan is thrown away.
 	ErrStaleExtraction = errors.New("the write changed while it was being extracted")
+	// ErrStoreReplaced: a snapshot was restored after the work read what it
+	// works on, so its result belongs to data that is no longer there.
+	// Nothing was written; the work runs again on the restored data.
+	ErrStoreReplaced = errors.New("a snapshot was restored while this work ran; nothing was written")
 )
 
 // ExtractRequest is what one extraction call is shown.

@@ -90,6 +90,7 @@ func knownLabel(l string) bool {
 // promotion collects the rows and changes one extraction makes.
 type promotion struct {
 	s       *Service
+	gen     uint64 // the store generation its inputs were read in
 	raw     Memory
 	now     time.Time
 	scope   Scope
@@ -121,9 +122,9 @@ func (p *promotion) retire(id string, how RetireHow, by, reason string) {
 
 // promote turns a checked plan into rows and commits them, with the raw
 // row marked extracted, in one transaction. It returns the new L3 facts.
-// req is what the model was shown.
-func (s *Service) promote(ctx context.Context, raw Memory, plan ExtractPlan, req ExtractRequest) ([]Memory, error) {
-	p := &promotion{s: s, raw: raw, now: s.now().UTC(), scope: s.ownerScope(raw.Owner), retired: map[string]bool{},
+// req is what the model was shown; gen the store generation raw was read in.
+func (s *Service) promote(ctx context.Context, raw Memory, gen uint64, plan ExtractPlan, req ExtractRequest) ([]Memory, error) {
+	p := &promotion{s: s, gen: gen, raw: raw, now: s.now().UTC(), scope: s.ownerScope(raw.Owner), retired: map[string]bool{},
 		offered: map[string]string{}}
 	for _, f := range req.RelatedFacts {
 		p.offered[f.ID] = f.Text
@@ -323,10 +324,15 @@ func (p *promotion) dedupe(ctx context.Context) error {
 
 // commit applies the promotion in one transaction and brings the index in
 // line with it. It holds the index lock, so the embedder cannot change
-// between the vectors' check and the index update.
+// between the vectors' check and the index update, and a restore cannot
+// come between its generation check and the write: a promotion worked out
+// from the data before a restore is refused with ErrStoreReplaced.
 func (s *Service) commit(ctx context.Context, p *promotion) error {
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
+	if err := s.checkGen(p.gen); err != nil {
+		return err
+	}
 	for i, m := range p.rows {
 		v, err := s.currentVector(ctx, p.vectors[i], m.Content)
 		if err != nil {

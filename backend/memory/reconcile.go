@@ -14,7 +14,7 @@ const reconcilePairsMax = 12
 // UPDATE folds the old fact into the new one (counting the repeat),
 // SUPERSEDE retires the old one as replaced, LINK keeps both and records
 // the link. Decisions about pairs it was not asked are ignored.
-func (s *Service) reconcile(ctx context.Context, raw Memory, created []Memory) error {
+func (s *Service) reconcile(ctx context.Context, raw Memory, gen uint64, created []Memory) error {
 	scope := s.ownerScope(raw.Owner)
 	fresh := map[string]bool{}
 	for _, m := range created {
@@ -46,7 +46,7 @@ func (s *Service) reconcile(ctx context.Context, raw Memory, created []Memory) e
 	for _, pr := range pairs {
 		asked[[2]string{pr.NewID, pr.OldID}] = true
 	}
-	p := &promotion{s: s, raw: raw, now: s.now().UTC(), scope: scope, retired: map[string]bool{}}
+	p := &promotion{s: s, gen: gen, raw: raw, now: s.now().UTC(), scope: scope, retired: map[string]bool{}}
 	counts := map[string]int{}
 	for _, d := range decisions {
 		if !asked[[2]string{d.NewID, d.OldID}] || p.retired[d.OldID] {

@@ -154,7 +154,13 @@ type Service struct {
 	// nil once one succeeds after it (see WritePipeline).
 	lastExtractErr atomic.Pointer[string]
 
-	indexSync       sync.RWMutex
+	indexSync sync.RWMutex
+	// storeGen counts the restores that replaced the store (ReplaceStore
+	// moves it under indexSync). Background work notes it before it reads
+	// and writes only while it is unchanged (see writeGen), so a result
+	// worked out from the data before a restore never lands in the data
+	// after it.
+	storeGen        atomic.Uint64
 	indexFaults     atomic.Int64
 	pendingSearches atomic.Int64
 	reembedStatus   reembedState
