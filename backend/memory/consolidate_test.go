@@ -31,17 +31,23 @@ func (r *rig) aliceFacts(t *testing.T) aliceFacts {
 	return f
 }
 
-func TestConsolidateAppliesAGoodPlan(t *testing.T) {
-	r, c := newConsolidateRig(t, consolidateCfg())
-	f := r.aliceFacts(t)
-	c.set(reply(memory.ConsolidatePlan{
+// goodPlan passes every guard: it merges the two tea facts, drops the
+// small talk, and adds a pattern, a relation and the arc.
+func (f aliceFacts) goodPlan() memory.ConsolidatePlan {
+	return memory.ConsolidatePlan{
 		Merges:  []memory.PlannedMerge{{IDs: []string{f.tea1.ID, f.tea2.ID}, Text: "Alice drinks green tea every morning"}},
 		Drops:   []memory.PlannedDrop{{ID: f.chat.ID, Reason: "small talk"}},
 		Schemas: []memory.PlannedSchema{{Text: "Alice keeps a morning tea ritual", Evidence: []string{f.tea1.ID, f.tea2.ID}}},
 		Edges: []memory.PlannedEdge{{From: "Alice", FromType: "person", To: "Globex", ToType: "organization",
 			Relation: "works at", Exclusive: true, Evidence: []string{f.job1.ID, f.job2.ID}}},
 		Arc: "Alice is an engineer at Globex who starts her days with tea.",
-	}))
+	}
+}
+
+func TestConsolidateAppliesAGoodPlan(t *testing.T) {
+	r, c := newConsolidateRig(t, consolidateCfg())
+	f := r.aliceFacts(t)
+	c.set(reply(f.goodPlan()))
 	rep := r.consolidate(t)
 	if rep.ClustersRun != 1 || rep.Merged != 2 || rep.Dropped != 1 || rep.Schemas != 1 || rep.Edges != 1 || rep.Arc != 1 ||
 		rep.FactsIn != 5 || rep.OwnersRun != 1 || rep.ClustersPending != 0 || len(rep.Errors) != 0 {

@@ -93,14 +93,7 @@ func TestExtract_NothingLandsAcrossARestore(t *testing.T) {
 func TestConsolidate_NothingLandsAcrossARestore(t *testing.T) {
 	r, c := newConsolidateRig(t, consolidateCfg())
 	f := r.aliceFacts(t)
-	good := memory.ConsolidatePlan{
-		Merges:  []memory.PlannedMerge{{IDs: []string{f.tea1.ID, f.tea2.ID}, Text: "Alice drinks green tea every morning"}},
-		Drops:   []memory.PlannedDrop{{ID: f.chat.ID, Reason: "small talk"}},
-		Schemas: []memory.PlannedSchema{{Text: "Alice keeps a morning tea ritual", Evidence: []string{f.tea1.ID, f.tea2.ID}}},
-		Edges: []memory.PlannedEdge{{From: "Alice", FromType: "person", To: "Globex", ToType: "organization",
-			Relation: "works at", Exclusive: true, Evidence: []string{f.job1.ID, f.job2.ID}}},
-		Arc: "Alice is an engineer at Globex who starts her days with tea.",
-	}
+	good := f.goodPlan()
 	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
 		r.restoreSnapshot(t, nil)
 		return good, nil
