@@ -129,7 +129,13 @@ func (x *extraction) kickCatchUp() {
 // keyChanged resumes extraction when a key arrives: writes made while no
 // key was set were never tried, so each is queued at once (whatever its
 // age within the catch-up window), and a catch-up run follows.
-func (e *Engine) keyChanged() {
+func (e *Engine) keyChanged() { e.queueUnfinished() }
+
+// queueUnfinished queues every write waiting for extraction within the
+// catch-up window and kicks a catch-up run, when the endpoint is usable:
+// after a key arrives, and after a restore (the restored data has its own
+// queue, which the one in memory knows nothing of).
+func (e *Engine) queueUnfinished() {
 	if e.x.state() != memory.LLMOK || e.x.queue == nil || e.Memory == nil {
 		return
 	}

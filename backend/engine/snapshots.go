@@ -118,8 +118,9 @@ type restoreMarker struct {
 // then, while writes wait, copies the current database aside and swaps the
 // snapshot's in (one SQLite transaction), rebuilds the vector index and
 // lets writes go on; then it puts the snapshot's workspace files in place
-// and keeps the replaced state as a before-restore snapshot. A crash at
-// any point leaves the old data or the new, never a mix (recoverRestore
+// and keeps the replaced state as a before-restore snapshot, and queues
+// the restored data's writes that wait for extraction. A crash at any
+// point leaves the old data or the new, never a mix (recoverRestore
 // finishes or discards the work at the next start).
 func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport, error) {
 	e.snap.mu.Lock()
@@ -181,6 +182,7 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	if err != nil {
 		return RestoreReport{}, err
 	}
+	e.queueUnfinished()
 	rep := RestoreReport{Restored: info, Before: before, WritesPaused: paused.Milliseconds(), DurationMS: time.Since(start).Milliseconds()}
 	e.publish("snapshot.restored", rep)
 	e.log.Info("snapshot restored", "id", id, "before", before.ID, "writes_paused", paused.Round(time.Millisecond))

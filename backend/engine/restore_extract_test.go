@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"hyatlas/backend/config"
+	"hyatlas/backend/memory"
+	"hyatlas/backend/snapshot"
+)
+
+// A snapshot taken while a write waited for extraction brings the write
+// back as waiting when restored; it is extracted at once, not at the next
+// catch-up run (which this rig never runs).
+func TestRestore_QueuedWritesOfTheSnapshotAreExtracted(t *testing.T) {
+	r := newLLMRig(t, func(c *config.Config) {
+		sync := false
+		c.SyncExtract = &sync
+	})
+	ctx := context.Background()
+	_ = r.eng.x.keys.Hand("sk-test-key-1")
+	r.fake.setReply(func(llmRequest) (int, string) {
+		return 200, planJSON([]map[string]any{fact("The user keeps bees on the allotment", "user_preferences")}, nil)
+	})
+	r.eng.PauseExtraction(true)
+	write := r.add(t, "I keep bees on the allotment")
+	snap, err := r.eng.CreateSnapshot(ctx, snapshot.ReasonManual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.eng.PauseExtraction(false)
+	r.waitIdle(t)
+	if facts := r.live(t, memory.LayerFact); len(facts) != 1 {
+		t.Fatalf("facts before the restore: %+v", facts)
+	}
+
+	if _, err := r.eng.RestoreSnapshot(ctx, snap.ID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		m, err := r.eng.Memory.Get(ctx, write.MemoryID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Memory.Extraction == memory.ExtractDone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restored write is still %s after 30 s", m.Memory.Extraction)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.waitIdle(t)
+	if facts := r.live(t, memory.LayerFact); len(facts) != 1 || facts[0].Content != "The user keeps bees on the allotment" {
+		t.Fatalf("facts after the restore: %+v", facts)
+	}
+}
