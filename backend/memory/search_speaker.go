@@ -36,9 +36,9 @@ func speakerParts(r *searchRun) {
 const maxSpeakerLen = 40
 
 // speakerOf returns the lower-case speaker of a transcript line ("Melanie:
-// ...", "Dr. Ada Lovelace: ...", "USER: ..."), or "" when text does not
-// start with a name of one to three words of letters followed by a colon
-// and a space (a URL's "https:" is no speaker).
+// ...", "Dr. Ada Lovelace: ..."), or "" for a role label ("USER: ...") and
+// when text does not start with a name of one to three words of letters
+// followed by a colon and a space (a URL's "https:" is no speaker).
 func speakerOf(text string) string {
 	i := strings.IndexByte(text, ':')
 	if i <= 0 || i > maxSpeakerLen || i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '\n' {
@@ -58,5 +58,18 @@ func speakerOf(text string) string {
 			}
 		}
 	}
-	return strings.ToLower(strings.Join(words, " "))
+	name := strings.ToLower(strings.Join(words, " "))
+	if roleLabels[name] {
+		return ""
+	}
+	return name
+}
+
+// roleLabels head the lines of an agent's transcript ("USER: ...",
+// "ASSISTANT: ..."). They name no one a query asks about: "what does the
+// user prefer?" must not lift every turn of every chat above the facts
+// extraction made of them ("The user prefers ...").
+var roleLabels = map[string]bool{
+	"user": true, "assistant": true, "system": true, "human": true, "ai": true,
+	"bot": true, "tool": true, "agent": true, "model": true, "me": true, "you": true,
 }

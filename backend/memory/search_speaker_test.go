@@ -7,7 +7,9 @@ func TestSpeakerOf(t *testing.T) {
 		text, want string
 	}{
 		{"Melanie: I just signed up for a pottery class", "melanie"},
-		{"USER: where did I put the key", "user"},
+		{"USER: where did I put the key", ""}, // a role, not a person
+		{"ASSISTANT: in the drawer", ""},
+		{"Ada: USER: nested", "ada"},
 		{"Dr. Ada Lovelace: the engine computes", "dr. ada lovelace"},
 		{"Jean-Luc: make it so", "jean-luc"},
 		{"O'Brien: the transporter is fixed", "o'brien"},

@@ -279,4 +279,12 @@ func TestSearch_SpeakerPart(t *testing.T) {
 			t.Errorf("%q: speaker part %.3f, want one: %v", tc.query, first.Why.Speaker, tc.speaker)
 		}
 	}
+	// An agent's turns are headed by roles, which name nobody.
+	turn := r.add(t, "USER: I like dark roast coffee in the morning", "u1")
+	res := searchRes(t, r, memory.SearchInput{Query: "what coffee does the user like", Limit: 5, MinScore: f64(0)})
+	for _, h := range res.Hits {
+		if h.Memory.ID == turn.ID && h.Why.Speaker != 0 {
+			t.Errorf("a USER: turn got a speaker part %.3f", h.Why.Speaker)
+		}
+	}
 }
