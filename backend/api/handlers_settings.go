@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 
 	"hyatlas/backend/memory"
@@ -61,6 +62,26 @@ func (s *Server) putAutostart(w http.ResponseWriter, r *http.Request) error {
 // it for an agent's configuration. It is never logged.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]string{"token": s.cfg.Token})
+	writeJSON(w, http.StatusOK, map[string]string{"token": s.currentToken()})
+	return nil
+}
+
+// newToken replaces the API token (POST /api/v1/token): the old one stops
+// working at once, clients that read the token file (the Hermes plugin,
+// the command line) go on with the new one, and every dashboard session
+// but the caller's ends. The new token is answered for "Copy token".
+func (s *Server) newToken(w http.ResponseWriter, r *http.Request) error {
+	tok, err := s.tokens.replace()
+	if err != nil {
+		return fmt.Errorf("make a new token (the old one stays): %w", err)
+	}
+	keep := ""
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		keep = c.Value
+	}
+	s.signIn.endSessions(keep)
+	s.log.Info("a new API token was made; dashboard sessions but the caller's ended")
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, map[string]string{"token": tok})
 	return nil
 }

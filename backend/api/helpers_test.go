@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -30,10 +32,13 @@ type apiRig struct {
 }
 
 type rigOpts struct {
-	auth   bool
-	admin  bool
-	hosts  []string
-	hermes api.Hermes
+	auth bool
+	// tokenDir, when set, holds the token file (testToken at start) that
+	// the server follows.
+	tokenDir string
+	admin    bool
+	hosts    []string
+	hermes   api.Hermes
 }
 
 func newAPI(t *testing.T, o rigOpts) *apiRig {
@@ -55,7 +60,12 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 		"index.html":    {Data: []byte("<!doctype html><title>HyAtlas test page</title>")},
 		"assets/app.js": {Data: []byte("console.log(1)")},
 	}
-	s := api.New(api.Config{BindHost: "127.0.0.1", AllowedHosts: o.hosts, Auth: o.auth, Token: testToken,
+	if o.tokenDir != "" {
+		if err := os.WriteFile(filepath.Join(o.tokenDir, api.TokenFile), []byte(testToken+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := api.New(api.Config{BindHost: "127.0.0.1", AllowedHosts: o.hosts, Auth: o.auth, Token: testToken, TokenDir: o.tokenDir,
 		Version: "test", DataDir: "/data", Started: time.Now(), Assets: assets, Subscribe: bus.Subscribe,
 		Hermes: o.hermes}, mem, mem.Flush)
 	srv := httptest.NewServer(s.Handler())

@@ -76,6 +76,7 @@ func (s *Server) register() {
 		{"GET", "/api/v1/learning/graph", s.learningGraph},    // same, in the star-map shape
 		{"POST", "/api/v1/dashboard/link", s.dashboardLink},
 		{"GET", "/api/v1/token", s.token},             // the API token, for Settings' "Copy token" (callers are signed in already)
+		{"POST", "/api/v1/token", s.newToken},         // a new API token; the old one stops working
 		{"POST", "/api/v1/window/show", s.showWindow}, // a second launch brings the window to the front
 		{"GET", "/api/v1/events", s.eventStream},      // types (comma-separated prefixes)
 		{"GET", "/api/v1/models", s.listModels},

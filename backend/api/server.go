@@ -29,14 +29,18 @@ type Config struct {
 	AllowedHosts []string // HYATLAS_ALLOWED_HOSTS
 	Auth         bool     // require the token on /api/*
 	Token        string
-	Version      string
-	DataDir      string
-	LLMBase      string
-	LLMModel     string
-	ExtractSync  bool
-	Started      time.Time
-	Logger       *slog.Logger
-	Assets       fs.FS // the built frontend (index.html at its root)
+	// TokenDir holds the token file, which the server follows: a token
+	// written there later (hyatlas token --new) replaces Token at the next
+	// request. Empty: Token is fixed.
+	TokenDir    string
+	Version     string
+	DataDir     string
+	LLMBase     string
+	LLMModel    string
+	ExtractSync bool
+	Started     time.Time
+	Logger      *slog.Logger
+	Assets      fs.FS // the built frontend (index.html at its root)
 	// Subscribe opens a subscription to live events (nil: the event
 	// stream answers 503).
 	Subscribe func(buffer int) (<-chan memory.Event, func())
@@ -65,6 +69,7 @@ type Server struct {
 	flush  func(context.Context) error
 	guard  guard
 	signIn signIns
+	tokens *tokenSource
 	mux    *http.ServeMux
 	log    *slog.Logger
 
@@ -99,7 +104,8 @@ func (s *Server) showWindow(w http.ResponseWriter, r *http.Request) error {
 // New builds the API over a memory service. flush is called by
 // POST /api/v1/flush to finish in-flight work and write state.
 func New(cfg Config, mem *memory.Service, flush func(context.Context) error) *Server {
-	s := &Server{cfg: cfg, mem: mem, flush: flush, log: cfg.Logger, stopping: make(chan struct{})}
+	s := &Server{cfg: cfg, mem: mem, flush: flush, log: cfg.Logger, stopping: make(chan struct{}),
+		tokens: &tokenSource{dir: cfg.TokenDir, tok: cfg.Token}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -179,10 +185,23 @@ func (s *Server) authorized(r *http.Request) bool {
 	}
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, tok, ok := strings.Cut(h, " ")
-		return ok && strings.EqualFold(scheme, "Bearer") && tokenEqual(strings.TrimSpace(tok), s.cfg.Token)
+		return ok && strings.EqualFold(scheme, "Bearer") && tokenEqual(strings.TrimSpace(tok), s.currentToken())
 	}
 	c, err := r.Cookie(sessionCookie)
 	return err == nil && sameOrigin(r) && s.signIn.validSession(c.Value)
+}
+
+// currentToken is the API token in force. When the token file changed
+// (a new token made outside the server), every dashboard session ends: a
+// new token is made because the old one may have leaked, and a session
+// may have been opened with it.
+func (s *Server) currentToken() string {
+	tok, changed := s.tokens.current()
+	if changed {
+		s.signIn.endSessions("")
+		s.log.Info("the API token file changed: the new token is in force, dashboard sessions ended")
+	}
+	return tok
 }
 
 // sameOrigin reports whether a request did not come from another origin:

@@ -39,24 +39,12 @@ func LoadOrCreateToken(dir string) (string, error) {
 	// Write a complete file under a temporary name, then link it into
 	// place: a reader never sees a half-written token, and of two
 	// processes creating it at once one wins and the other reads it.
-	tmp, err := os.CreateTemp(dir, TokenFile+".*")
+	tmp, tok, err := writeTokenTemp(dir)
 	if err != nil {
-		return "", fmt.Errorf("create token: %w", err)
+		return "", err
 	}
-	defer os.Remove(tmp.Name())
-	tok = randomHex(32)
-	if err := tmp.Chmod(0o600); err != nil {
-		_ = tmp.Close()
-		return "", fmt.Errorf("create token: %w", err)
-	}
-	if _, err := tmp.WriteString(tok + "\n"); err != nil {
-		_ = tmp.Close()
-		return "", fmt.Errorf("write token: %w", err)
-	}
-	if err := errors.Join(tmp.Sync(), tmp.Close()); err != nil {
-		return "", fmt.Errorf("write token: %w", err)
-	}
-	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
 		return ReadToken(dir) // another process created it first
 	} else if err != nil {
 		return "", fmt.Errorf("create %s: %w", path, err)
@@ -132,6 +120,21 @@ func (c *signIns) validSession(id string) bool {
 		}
 	}
 	return false
+}
+
+// endSessions ends every session but keep ("" ends all) and drops the
+// unused sign-in codes.
+func (c *signIns) endSessions(keep string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.codes = nil
+	var kept []string
+	for _, s := range c.sessions {
+		if keep != "" && tokenEqual(s, keep) {
+			kept = append(kept, s)
+		}
+	}
+	c.sessions = kept
 }
 
 func pushBounded(list []string, v string) []string {

@@ -68,7 +68,7 @@ func commands() []command {
 		{"snapshot", "[--json] create | list | verify ID | restore ID | delete ID", "snapshots of the data: make, list, check, restore (undo: restore the before-restore one), delete", runSnapshot},
 		{"digest", "[--json]", "run a consolidation pass now (ultra) and print its report", runDigest},
 		{"hermes", "[--profile NAME | --home DIR] [--json] install | uninstall | status", "connect the Hermes agent: install its memory plugin and make it Hermes's memory provider, or undo that", runHermes},
-		{"token", "", "print the API token (for Authorization: Bearer)", runToken},
+		{"token", "[--new]", "print the API token (for Authorization: Bearer); --new replaces it, and the old one stops working", runToken},
 		{"bench", "[--quick] | recall --locomo FILE [--embed glove|hash] [--conversations N] [--questions N] [--json] | search [--n N]... [--embed glove|hash] [--queries N] [--json] | graph [--n N] [--queries N] [--json] | export [--n N] [--embed glove|hash] [--json] | snapshot [--n N] [--embed glove|hash] [--json]",
 			"measure performance targets; recall: LoCoMo recall; search: search latency; graph: knowledge-graph views; export: export and import; snapshot: snapshot and restore (temp data)", runBench},
 		{"version", "", "print the version", runVersion},

@@ -244,14 +244,28 @@ func runDashboard(ctx context.Context, e Env, args []string) error {
 }
 
 // runToken prints the token, creating it if this install has none yet, so
-// a client can be configured before the first start.
+// a client can be configured before the first start. --new replaces it
+// (when it may have leaked): a running HyAtlas follows the token file, so
+// the old token stops working at its next request, and clients that read
+// the file (the Hermes plugin, these commands) go on by themselves.
 func runToken(ctx context.Context, e Env, args []string) error {
-	if _, err := parse(flag.NewFlagSet("token", flag.ContinueOnError), args, 0, 0); err != nil {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fresh := fs.Bool("new", false, "replace the token with a new one")
+	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(e)
 	if err != nil {
 		return err
+	}
+	if *fresh {
+		tok, err := api.NewToken(cfg.Paths.Config)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.Stdout, tok)
+		fmt.Fprintln(e.Stderr, "A new API token is in force; the old one no longer works. Give the new one to any client you gave the old one to (the Hermes plugin reads it by itself). Open browser dashboards must be opened again: hyatlas dashboard")
+		return nil
 	}
 	tok, err := api.LoadOrCreateToken(cfg.Paths.Config)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -281,6 +282,43 @@ func TestCLI_TokenVersionHelp(t *testing.T) {
 	}
 	if out, code := in.Run("help"); code != 0 || !strings.Contains(out, "serve") {
 		t.Errorf("help: %d %s", code, out)
+	}
+}
+
+// A new token from the command line is in force in the running instance
+// at once: the old one gets 401, the commands (which read the file) go on.
+func TestCLI_NewToken(t *testing.T) {
+	in := newInstance(t, "HYATLAS_MODE=lite")
+	in.Start("serve")
+	old, _ := in.Run("token")
+	out, code := in.Run("token", "--new")
+	fresh := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	if code != 0 || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(fresh) || fresh == strings.TrimSpace(old) || !strings.Contains(out, "no longer works") {
+		t.Fatalf("token --new: %d %q", code, out)
+	}
+	if again, _ := in.Run("token"); strings.TrimSpace(again) != fresh {
+		t.Errorf("token after --new: %q, want %q", again, fresh)
+	}
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{strings.TrimSpace(old), 401}, {fresh, 200}} {
+		hr, _ := http.NewRequest("GET", in.Base()+"/api/v1/status", nil)
+		hr.Header.Set("Authorization", "Bearer "+tc.token)
+		res, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("status with the %s token: %d, want %d", map[int]string{401: "old", 200: "new"}[tc.want], res.StatusCode, tc.want)
+		}
+	}
+	if out, code := in.Run("status"); code != 0 {
+		t.Errorf("status after a new token: %d %s", code, out)
+	}
+	if out, code := in.Run("token", "extra"); code != 2 || !strings.Contains(out, "wrong number of arguments") {
+		t.Errorf("token with an argument: %d %s", code, out)
 	}
 }
 

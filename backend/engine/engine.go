@@ -55,9 +55,11 @@ type Options struct {
 // Engine is a running memory engine.
 type Engine struct {
 	restartState
-	Config  config.Config
-	Memory  *memory.Service
-	API     *api.Server
+	Config config.Config
+	Memory *memory.Service
+	API    *api.Server
+	// Token is the API token at start; a new one (hyatlas token --new,
+	// POST /api/v1/token) replaces it in the token file and the API.
 	Token   string
 	Started time.Time
 	// LoadTime is how long opening took, index rebuild included.
@@ -186,7 +188,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		return fail(fmt.Errorf("API token: %w", err))
 	}
 	e.API = api.New(api.Config{
-		BindHost: cfg.Host, AllowedHosts: cfg.AllowedHosts, Auth: cfg.Auth, Token: e.Token,
+		BindHost: cfg.Host, AllowedHosts: cfg.AllowedHosts, Auth: cfg.Auth, Token: e.Token, TokenDir: cfg.Paths.Config,
 		Version: Version, DataDir: cfg.Paths.Data, LLMBase: cfg.LLM.Base, LLMModel: cfg.LLM.Model,
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
 		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x}, Digest: e.Digest,

@@ -10,7 +10,8 @@
 // Atlas: add by hand → 0.50 → promote → 0.60 → search finds it → retire
 // with a reason → hidden → show retired → restore → edit → the history
 // shows the old text. Settings: set a key → "set", and the key is nowhere
-// in the page; Connect Hermes installs the plugin and sets memory.provider,
+// in the page; Copy token and New token (the old one is refused, this
+// page's session goes on); Connect Hermes installs the plugin and sets memory.provider,
 // Disconnect puts config.yaml back as it was. Snapshots: make one → restore → undo. Exits non-zero with a
 // message on any failure.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -176,6 +177,18 @@ async function settings(page) {
   const token = await page.evaluate(() => navigator.clipboard.readText());
   check(/^[0-9a-f]{64}$/.test(token), 'the copied token is not a token');
   check(!(await page.content()).includes(token), 'the token appears in the page');
+  // New token: after a confirmation; copied, not shown; the old one is
+  // refused at once, and this page's own session goes on (the steps after
+  // this one use it).
+  await page.click('[data-testid="new-token"]');
+  await page.click('[data-testid="new-token-confirm"]');
+  await page.locator('[data-testid="token-copied"]', { hasText: 'new token is in force' }).waitFor({ timeout: 10_000 });
+  const fresh = await page.evaluate(() => navigator.clipboard.readText());
+  check(/^[0-9a-f]{64}$/.test(fresh) && fresh !== token, 'New token did not copy a new token');
+  check(!(await page.content()).includes(fresh), 'the new token appears in the page');
+  const status = (tok) => fetch(new URL('/api/v1/status', URL_), { headers: { Authorization: `Bearer ${tok}` } }).then((r) => r.status);
+  check((await status(token)) === 401, 'the old token still works');
+  check((await status(fresh)) === 200, 'the new token does not work');
   if (HERMES_HOME) await hermes(page);
   await page.screenshot({ path: join(SHOTS, 'settings.png'), fullPage: true });
 }

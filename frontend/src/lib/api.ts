@@ -188,6 +188,8 @@ export const testConnection = (llm_base: string, llm_model: string) =>
 export const restartApp = () => request<{ restarting: boolean }>('/restart', json('POST'));
 
 export const apiToken = () => request<{ token: string }>('/token');
+/** POST /api/v1/token: a new API token; the old one stops working at once. */
+export const newApiToken = () => request<{ token: string }>('/token', json('POST'));
 
 export const hermesStatus = () => request<HermesState>('/hermes');
 export const hermesInstall = () => request<HermesState>('/hermes/install', json('POST', {}));

@@ -1,0 +1,130 @@
+package api_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"hyatlas/backend/api"
+)
+
+// signIn opens a dashboard session through a one-time link and returns
+// its Cookie header.
+func (a *apiRig) signIn() string {
+	a.t.Helper()
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirect.Get(a.api.DashboardURL(a.srv.URL))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	res.Body.Close()
+	for _, c := range res.Cookies() {
+		if c.Name == "hyatlas_session" {
+			return c.Name + "=" + c.Value
+		}
+	}
+	a.t.Fatal("no session cookie")
+	return ""
+}
+
+// statusWith is the status of GET /api/v1/status sent with a bearer token
+// or a session cookie.
+func (a *apiRig) statusWith(token, cookie string) int {
+	a.t.Helper()
+	h := map[string]string{}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	if cookie != "" {
+		h["Cookie"] = cookie
+	}
+	return a.do(req{path: "/api/v1/status", noAuth: true, headers: h}).status
+}
+
+// POST /api/v1/token makes a new token: the old one stops working at once,
+// the file holds the new one, and every dashboard session but the
+// caller's ends.
+func TestNewToken_ReplacesTheTokenAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	a := newAPI(t, rigOpts{auth: true, tokenDir: dir})
+	caller, other := a.signIn(), a.signIn()
+	r := a.do(req{method: "POST", path: "/api/v1/token", noAuth: true, headers: map[string]string{"Cookie": caller}})
+	tok, _ := r.json(t)["token"].(string)
+	if r.status != 200 || len(tok) != 64 || tok == testToken || r.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("new token: %d %s", r.status, r.body)
+	}
+	for _, tc := range []struct {
+		name          string
+		token, cookie string
+		want          int
+	}{
+		{"the old token", testToken, "", 401},
+		{"the new token", tok, "", 200},
+		{"the caller's session", "", caller, 200},
+		{"another session", "", other, 401},
+	} {
+		if got := a.statusWith(tc.token, tc.cookie); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	path := filepath.Join(dir, api.TokenFile)
+	b, err := os.ReadFile(path)
+	if err != nil || strings.TrimSpace(string(b)) != tok {
+		t.Errorf("token file %q, %v; want the new token", b, err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v", fi.Mode().Perm())
+	}
+	if left, _ := filepath.Glob(path + ".*"); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	r = a.do(req{path: "/api/v1/token", noAuth: true, headers: map[string]string{"Authorization": "Bearer " + tok}})
+	if !strings.Contains(string(r.body), tok) {
+		t.Errorf("GET /api/v1/token after: %s", r.body)
+	}
+	if r := a.do(req{method: "POST", path: "/api/v1/token", noAuth: true}); r.status != 401 {
+		t.Errorf("a new token without being signed in: %d", r.status)
+	}
+}
+
+// A token written to the file by another process (hyatlas token --new)
+// is in force at the next request and ends the dashboard sessions; a file
+// that goes missing or is damaged leaves the last good token in force.
+func TestNewToken_FromTheFileTakesEffect(t *testing.T) {
+	dir := t.TempDir()
+	a := newAPI(t, rigOpts{auth: true, tokenDir: dir})
+	session := a.signIn()
+	if a.statusWith("", session) != 200 {
+		t.Fatal("no session to begin with")
+	}
+	tok, err := api.NewToken(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.statusWith(testToken, ""); got != 401 {
+		t.Errorf("the old token after the file changed: %d", got)
+	}
+	if got := a.statusWith(tok, ""); got != 200 {
+		t.Errorf("the new token: %d", got)
+	}
+	if got := a.statusWith("", session); got != 401 {
+		t.Errorf("a session opened before the change: %d", got)
+	}
+	path := filepath.Join(dir, api.TokenFile)
+	for _, tc := range []struct {
+		name   string
+		damage func() error
+	}{
+		{"damaged", func() error { return os.WriteFile(path, []byte("short\n"), 0o600) }},
+		{"missing", func() error { return os.Remove(path) }},
+	} {
+		if err := tc.damage(); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.statusWith(tok, ""); got != 200 {
+			t.Errorf("token file %s: the last good token gets %d", tc.name, got)
+		}
+	}
+}

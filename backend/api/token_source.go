@@ -1,0 +1,112 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// tokenSource is the API token the server checks requests against: the
+// token file's, read again whenever the file changes (one stat per checked
+// request), so a token made by `hyatlas token --new` takes effect in a
+// running instance at its next request, and the old one stops working
+// then. A token file that goes missing or is damaged leaves the last good
+// token in force. With no directory (tests) the token is fixed.
+type tokenSource struct {
+	dir string
+	mu  sync.Mutex
+	tok string
+	fi  os.FileInfo // the file the token was read from
+}
+
+// current returns the token in force and whether it changed since the
+// last call (the caller ends the dashboard sessions then).
+func (t *tokenSource) current() (tok string, changed bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dir == "" {
+		return t.tok, false
+	}
+	fi, err := os.Stat(filepath.Join(t.dir, TokenFile))
+	if err != nil || t.fi != nil && sameFileState(t.fi, fi) {
+		return t.tok, false
+	}
+	read, err := ReadToken(t.dir)
+	if err != nil {
+		return t.tok, false
+	}
+	changed = read != t.tok
+	t.tok, t.fi = read, fi
+	return t.tok, changed
+}
+
+// replace writes a new token to the file and puts it in force at once.
+func (t *tokenSource) replace() (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dir == "" {
+		return "", errors.New("this server has no token file")
+	}
+	tok, err := NewToken(t.dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(filepath.Join(t.dir, TokenFile))
+	if err != nil {
+		return "", fmt.Errorf("read the new token file: %w", err)
+	}
+	t.tok, t.fi = tok, fi
+	return tok, nil
+}
+
+// sameFileState reports whether b is the file a was, unchanged: the same
+// file (a rename over it makes another) with the same size and time.
+func sameFileState(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// NewToken replaces the token file in dir with a new token (256 random
+// bits, hex, mode 0600), written in full under a temporary name and then
+// renamed over the old one, so a reader sees the old token or the new,
+// never half of one. It returns the new token.
+func NewToken(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create config dir: %w", err)
+	}
+	tmp, tok, err := writeTokenTemp(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, TokenFile)); err != nil {
+		_ = os.Remove(tmp)
+		return "", fmt.Errorf("replace the token file: %w", err)
+	}
+	return tok, nil
+}
+
+// writeTokenTemp writes a new token to a synced temporary file (mode 0600)
+// in dir and returns its name and the token.
+func writeTokenTemp(dir string) (name, tok string, err error) {
+	f, err := os.CreateTemp(dir, TokenFile+".*")
+	if err != nil {
+		return "", "", fmt.Errorf("create token: %w", err)
+	}
+	tok = randomHex(32)
+	err = f.Chmod(0o600)
+	if err == nil {
+		_, err = f.WriteString(tok + "\n")
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", "", fmt.Errorf("write token: %w", err)
+	}
+	return f.Name(), tok, nil
+}
