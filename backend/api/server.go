@@ -183,9 +183,10 @@ func (s *Server) authorized(r *http.Request) bool {
 	if !s.cfg.Auth {
 		return true
 	}
+	current := s.currentToken() // first: a new token file ends the sessions
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, tok, ok := strings.Cut(h, " ")
-		return ok && strings.EqualFold(scheme, "Bearer") && tokenEqual(strings.TrimSpace(tok), s.currentToken())
+		return ok && strings.EqualFold(scheme, "Bearer") && tokenEqual(strings.TrimSpace(tok), current)
 	}
 	c, err := r.Cookie(sessionCookie)
 	return err == nil && sameOrigin(r) && s.signIn.validSession(c.Value)

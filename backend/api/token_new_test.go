@@ -103,14 +103,14 @@ func TestNewToken_FromTheFileTakesEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := a.statusWith("", session); got != 401 {
+		t.Errorf("a session opened before the change, as the first request after it: %d", got)
+	}
 	if got := a.statusWith(testToken, ""); got != 401 {
 		t.Errorf("the old token after the file changed: %d", got)
 	}
 	if got := a.statusWith(tok, ""); got != 200 {
 		t.Errorf("the new token: %d", got)
-	}
-	if got := a.statusWith("", session); got != 401 {
-		t.Errorf("a session opened before the change: %d", got)
 	}
 	path := filepath.Join(dir, api.TokenFile)
 	for _, tc := range []struct {
