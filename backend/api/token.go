@@ -144,3 +144,28 @@ func pushBounded(list []string, v string) []string {
 	}
 	return list
 }
+
+// writeTokenTemp writes a new token to a synced temporary file (mode 0600)
+// in dir and returns its name and the token.
+func writeTokenTemp(dir string) (name, tok string, err error) {
+	f, err := os.CreateTemp(dir, TokenFile+".*")
+	if err != nil {
+		return "", "", fmt.Errorf("create token: %w", err)
+	}
+	tok = randomHex(32)
+	err = f.Chmod(0o600)
+	if err == nil {
+		_, err = f.WriteString(tok + "\n")
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", "", fmt.Errorf("write token: %w", err)
+	}
+	return f.Name(), tok, nil
+}

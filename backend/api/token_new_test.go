@@ -77,7 +77,7 @@ func TestNewToken_ReplacesTheTokenAtOnce(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("token file mode %v", fi.Mode().Perm())
 	}
-	if left, _ := filepath.Glob(path + ".*"); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, "*"+api.TokenFile+".*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 	r = a.do(req{path: "/api/v1/token", noAuth: true, headers: map[string]string{"Authorization": "Bearer " + tok}})

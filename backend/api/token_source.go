@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"hyatlas/backend/atomicfile"
 )
 
 // tokenSource is the API token the server checks requests against: the
@@ -68,45 +70,16 @@ func sameFileState(a, b os.FileInfo) bool {
 }
 
 // NewToken replaces the token file in dir with a new token (256 random
-// bits, hex, mode 0600), written in full under a temporary name and then
-// renamed over the old one, so a reader sees the old token or the new,
-// never half of one. It returns the new token.
+// bits, hex, mode 0600), written in full and renamed over the old one
+// (atomicfile), so a reader sees the old token or the new, never half of
+// one. It returns the new token.
 func NewToken(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create config dir: %w", err)
 	}
-	tmp, tok, err := writeTokenTemp(dir)
-	if err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, TokenFile)); err != nil {
-		_ = os.Remove(tmp)
+	tok := randomHex(32)
+	if err := atomicfile.Write(filepath.Join(dir, TokenFile), []byte(tok+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("replace the token file: %w", err)
 	}
 	return tok, nil
-}
-
-// writeTokenTemp writes a new token to a synced temporary file (mode 0600)
-// in dir and returns its name and the token.
-func writeTokenTemp(dir string) (name, tok string, err error) {
-	f, err := os.CreateTemp(dir, TokenFile+".*")
-	if err != nil {
-		return "", "", fmt.Errorf("create token: %w", err)
-	}
-	tok = randomHex(32)
-	err = f.Chmod(0o600)
-	if err == nil {
-		_, err = f.WriteString(tok + "\n")
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-		return "", "", fmt.Errorf("write token: %w", err)
-	}
-	return f.Name(), tok, nil
 }
