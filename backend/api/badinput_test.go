@@ -111,3 +111,45 @@ func TestBodyLimit_Chunked(t *testing.T) {
 		t.Errorf("write stored: %+v", st)
 	}
 }
+
+// TestBadInput_Messages: what a refused body is told, and that the
+// refusal changed nothing (a stray "]" after the object used to pass,
+// and bad UTF-8 was stored with its bytes replaced).
+func TestBadInput_Messages(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	m := a.post("/api/v1/add", map[string]any{"text": "an existing memory", "user_id": "u1"}, 200)
+	id := m["memory_id"].(string)
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		msg                      string
+	}{
+		{"stray ] after the object", "POST", "/api/v1/add", `{"text":"x"} ]`, 400, "data after the JSON object"},
+		{"stray } after the object", "POST", "/api/v1/memories", `{"content":"y"} }`, 400, "data after the JSON object"},
+		{"stray } after a patch", "PATCH", "/api/v1/memories/" + id, `{"content":"z"}}`, 400, "data after the JSON object"},
+		{"bad UTF-8 in the text", "POST", "/api/v1/add", "{\"text\":\"raw \xff bytes\"}", 400, "not valid UTF-8"},
+		{"bad UTF-8 in a user id", "POST", "/api/v1/add", "{\"text\":\"x\",\"user_id\":\"u\xfe\"}", 400, "not valid UTF-8"},
+		{"an array body", "POST", "/api/v1/add", `["x"]`, 400, "body must be a JSON object, not an array"},
+		{"a number in the metadata", "POST", "/api/v1/add", `{"text":"x","metadata":{"k":1}}`, 400, `field "metadata" must be a string, not a number`},
+		{"a fraction for a count", "POST", "/api/v1/search", `{"query":"x","limit":2.5}`, 400, `field "limit" must be a whole number, not 2.5`},
+		{"an exponent for a count", "POST", "/api/v1/search", `{"query":"x","limit":1e9}`, 400, `field "limit" must be a whole number, not 1e9`},
+		{"a string for a count", "POST", "/api/v1/search", `{"query":"x","limit":"5"}`, 400, `field "limit" must be a number, not a string`},
+		{"eleven steps", "POST", "/api/v1/memories/" + id + "/promote", `{"steps":11}`, 422, "steps must be from 1 to 10"},
+		{"replaced by itself", "POST", "/api/v1/memories/" + id + "/retire", `{"by":"` + id + `"}`, 422, "cannot be replaced by itself"},
+		{"a strength for a raw turn", "PATCH", "/api/v1/memories/" + id, `{"strength":0.9}`, 422, "no strength to change"},
+		{"an empty category", "PATCH", "/api/v1/memories/" + id, `{"category":" "}`, 422, "category must not be empty"},
+		{"a huge forget reason", "POST", "/api/v1/forget", `{"text":"an existing memory","user_id":"u1","reason":"` + strings.Repeat("r", 5000) + `"}`, 422, "reason must be at most"},
+	}
+	before := a.counts()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := a.do(req{method: tt.method, path: tt.path, body: tt.body})
+			if msg, _ := r.json(t)["error"].(string); r.status != tt.status || !strings.Contains(msg, tt.msg) {
+				t.Fatalf("%d %s; want %d and %q", r.status, r.body, tt.status, tt.msg)
+			}
+			if after := a.counts(); after != before {
+				t.Errorf("a refused request changed the store: %s -> %s", before, after)
+			}
+		})
+	}
+}

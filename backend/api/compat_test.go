@@ -132,7 +132,7 @@ func TestMemoryEndpoints(t *testing.T) {
 	if got["id"] != id || got["content"] != "my bike is red" || got["history"] == nil {
 		t.Errorf("get = %v", got)
 	}
-	p := a.do(req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"content":"my bike is blue","category":"fact","strength":0.8}`})
+	p := a.do(req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"content":"my bike is blue","category":"fact"}`})
 	if p.status != 200 || p.json(t)["content"] != "my bike is blue" {
 		t.Fatalf("patch: %d %s", p.status, p.body)
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"hyatlas/backend/memory"
 )
@@ -67,42 +69,77 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // decodeJSON reads a JSON object body into dst. An empty body is allowed
 // when optional is set. With strict, unknown fields are refused (our own
-// endpoints); compat endpoints accept fields they do not know.
+// endpoints); compat endpoints accept fields they do not know. A body that
+// is not UTF-8 is refused rather than read with its bad bytes replaced, and
+// so is anything but white space after the object (a stray "]" or "}").
 func decodeJSON(r *http.Request, dst any, optional, strict bool) error {
-	dec := json.NewDecoder(r.Body)
+	body, err := io.ReadAll(r.Body)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return memory.Errorf(codeTooLarge, "body is larger than %d bytes", tooBig.Limit)
+	case err != nil:
+		return memory.Errorf(memory.EBADREQUEST, "could not read the body: %v", err)
+	case len(bytes.TrimSpace(body)) == 0 && optional:
+		return nil
+	case len(bytes.TrimSpace(body)) == 0:
+		return memory.Errorf(memory.EBADREQUEST, "a JSON body is required")
+	case !utf8.Valid(body):
+		return memory.Errorf(memory.EBADREQUEST, "body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if strict {
 		dec.DisallowUnknownFields()
 	}
-	err := dec.Decode(dst)
+	err = dec.Decode(dst)
 	if err == nil {
-		if dec.More() {
+		if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
 			return memory.Errorf(memory.EBADREQUEST, "body has data after the JSON object")
 		}
 		return nil
 	}
-	var tooBig *http.MaxBytesError
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
-	case errors.As(err, &tooBig):
-		return memory.Errorf(codeTooLarge, "body is larger than %d bytes", tooBig.Limit)
-	case errors.Is(err, io.EOF):
-		if optional {
-			return nil
-		}
-		return memory.Errorf(memory.EBADREQUEST, "a JSON body is required")
 	case errors.As(err, &typeErr):
-		field := typeErr.Field
-		if field == "" {
-			return memory.Errorf(memory.EBADREQUEST, "body must be a JSON object")
-		}
-		return memory.Errorf(memory.EBADREQUEST, "field %q must be of type %s", field, jsonKind(typeErr.Type.Kind().String()))
+		return typeError(typeErr)
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return memory.Errorf(memory.EBADREQUEST, "malformed JSON: %v", err)
 	case strings.HasPrefix(err.Error(), "json: unknown field"):
 		return memory.Errorf(memory.EBADREQUEST, "%s", strings.TrimPrefix(err.Error(), "json: "))
 	default:
 		return memory.Errorf(memory.EBADREQUEST, "could not read the body: %v", err)
+	}
+}
+
+// typeError says which field has the wrong kind of value, and what it
+// got: "field "limit" must be a whole number, not 2.5".
+func typeError(e *json.UnmarshalTypeError) error {
+	want := jsonKind(e.Type.Kind().String())
+	got, literal, _ := strings.Cut(e.Value, " ") // "number 2.5", "string", "array"
+	if got == "bool" {
+		got = "boolean"
+	}
+	switch {
+	case e.Field == "" && want == "object":
+		return memory.Errorf(memory.EBADREQUEST, "body must be a JSON object, not %s", withArticle(got))
+	case e.Field == "":
+		return memory.Errorf(memory.EBADREQUEST, "every value must be %s, not %s", withArticle(want), withArticle(got))
+	case want == "number" && got == "number": // 2.5 or 1e9 for a count
+		return memory.Errorf(memory.EBADREQUEST, "field %q must be a whole number, not %s", e.Field, literal)
+	default:
+		return memory.Errorf(memory.EBADREQUEST, "field %q must be %s, not %s", e.Field, withArticle(want), withArticle(got))
+	}
+}
+
+func withArticle(kind string) string {
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "":
+		return "something else"
+	default:
+		return "a " + kind
 	}
 }
 

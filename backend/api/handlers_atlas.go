@@ -51,7 +51,7 @@ func (s *Server) nudge(sign int) handlerFunc {
 		}
 		steps := 1
 		if req.Steps != nil {
-			if *req.Steps < 1 {
+			if *req.Steps < 1 || *req.Steps > 10 {
 				return memory.Errorf(memory.EINVALID, "steps must be from 1 to 10")
 			}
 			steps = *req.Steps

@@ -162,6 +162,13 @@ type ReprocessRequest struct {
 	UserID string   `json:"user_id"` // sent by the Hermes plugin; every owner is reprocessed
 }
 
+// ReprocessResponse is the answer of POST /api/v1/reprocess: how many raw
+// rows were queued, and a note when none could be (lite mode).
+type ReprocessResponse struct {
+	Queued int    `json:"queued"`
+	Note   string `json:"note,omitempty"`
+}
+
 // reprocess queues rows for extraction and answers at once (202);
 // progress shows as unextracted in status.
 func (s *Server) reprocess(w http.ResponseWriter, r *http.Request) error {
@@ -173,9 +180,9 @@ func (s *Server) reprocess(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"queued": n}
+	out := ReprocessResponse{Queued: n}
 	if !s.mem.Config().Mode.UsesLLM() {
-		out["note"] = "lite mode makes no LLM call; nothing was queued"
+		out.Note = "lite mode makes no LLM call; nothing was queued"
 	}
 	writeJSON(w, http.StatusAccepted, out)
 	return nil

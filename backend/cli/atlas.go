@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -24,7 +25,7 @@ func (o *optionalFloat) String() string {
 
 func (o *optionalFloat) Set(s string) error {
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmt.Errorf("%q is not a number", s)
 	}
 	o.v = &f
@@ -77,12 +78,19 @@ func runNudge(sign int) func(context.Context, Env, []string) error {
 		if err != nil {
 			return err
 		}
+		id, err := idArg("memory", pos[0])
+		if err != nil {
+			return err
+		}
+		if *steps < 1 || *steps > 10 {
+			return usageError{fmt.Sprintf("--steps must be from 1 to 10, not %d", *steps)}
+		}
 		c, err := connect(e)
 		if err != nil {
 			return err
 		}
 		var m api.MemoryJSON
-		if err := c.Do(ctx, http.MethodPost, "/api/v1/memories/"+url.PathEscape(pos[0])+"/"+name,
+		if err := c.Do(ctx, http.MethodPost, "/api/v1/memories/"+url.PathEscape(id)+"/"+name,
 			api.NudgeRequest{Steps: steps}, &m); err != nil {
 			return explain(err)
 		}
@@ -107,6 +115,10 @@ func runEdit(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	id, err := idArg("memory", pos[0])
+	if err != nil {
+		return err
+	}
 	if content.v == nil && category.v == nil && strength.v == nil {
 		return usageError{"give --content, --category or --strength"}
 	}
@@ -115,7 +127,7 @@ func runEdit(ctx context.Context, e Env, args []string) error {
 		return err
 	}
 	var m api.MemoryJSON
-	if err := c.Do(ctx, http.MethodPatch, "/api/v1/memories/"+url.PathEscape(pos[0]),
+	if err := c.Do(ctx, http.MethodPatch, "/api/v1/memories/"+url.PathEscape(id),
 		api.PatchRequest{Content: content.v, Category: category.v, Strength: strength.v}, &m); err != nil {
 		return explain(err)
 	}
@@ -145,14 +157,18 @@ func runDelete(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	id, err := idArg("memory", pos[0])
+	if err != nil {
+		return err
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err
 	}
-	if err := c.Do(ctx, http.MethodDelete, "/api/v1/memories/"+url.PathEscape(pos[0]), nil, nil); err != nil {
+	if err := c.Do(ctx, http.MethodDelete, "/api/v1/memories/"+url.PathEscape(id), nil, nil); err != nil {
 		return explain(err)
 	}
-	fmt.Fprintf(e.Stdout, "deleted %s for good (it cannot be restored; `hyatlas retire` hides a memory reversibly)\n", pos[0])
+	fmt.Fprintf(e.Stdout, "deleted %s for good (it cannot be restored; `hyatlas retire` hides a memory reversibly)\n", id)
 	return nil
 }
 

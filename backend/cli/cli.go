@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"strings"
+	"unicode"
 
 	"hyatlas/backend/api"
 	"hyatlas/backend/api/client"
@@ -82,33 +83,61 @@ type usageError struct{ msg string }
 
 func (u usageError) Error() string { return u.msg }
 
+// helpRequested is -h or --help given to a command: the CLI prints the
+// command's usage and flags and exits 0.
+type helpRequested struct{ fs *flag.FlagSet }
+
+func (helpRequested) Error() string { return "help requested" }
+
+// printCommandHelp prints a command's usage line, summary and flags.
+func printCommandHelp(w io.Writer, c command, fs *flag.FlagSet) {
+	fmt.Fprintln(w, "usage:", strings.TrimSpace("hyatlas "+c.name+" "+c.args))
+	if c.summary != "" {
+		fmt.Fprintf(w, "\n%s\n", c.summary)
+	}
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+}
+
 // Run runs the command line and returns the exit code: 0 ok, 1 failed,
 // 2 bad usage.
 func Run(ctx context.Context, e Env) int {
 	args := e.Args
 	cmd := command{name: "hyatlas", run: runApp}
 	if len(args) > 0 {
-		switch name := args[0]; name {
-		case "help", "-h", "--help":
-			printUsage(e.Stdout)
-			return 0
-		case "--version", "-version":
-			cmd = command{name: "version", run: runVersion}
-		default:
-			c, ok := find(name)
-			if !ok {
-				fmt.Fprintf(e.Stderr, "hyatlas: unknown command %q\n\n", name)
-				printUsage(e.Stderr)
-				return 2
-			}
-			cmd = c
-		}
+		name := args[0]
 		args = args[1:]
+		switch name {
+		case "help", "-h", "--help":
+			if len(args) == 0 {
+				printUsage(e.Stdout)
+				return 0
+			}
+			name, args = args[0], []string{"-h"} // help CMD: that command's own help
+		case "--version", "-version":
+			name = "version"
+		}
+		c, ok := find(name)
+		if !ok {
+			fmt.Fprintf(e.Stderr, "hyatlas: unknown command %q\n\n", name)
+			printUsage(e.Stderr)
+			return 2
+		}
+		cmd = c
 	}
 	err := cmd.run(ctx, e, args)
 	var ue usageError
+	var help helpRequested
 	switch {
 	case err == nil:
+		return 0
+	case errors.As(err, &help):
+		printCommandHelp(e.Stdout, cmd, help.fs)
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintln(e.Stderr, "hyatlas:", ue.msg)
@@ -158,7 +187,9 @@ func parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, helpRequested{fs}
+		} else if err != nil {
 			return nil, usageError{err.Error()}
 		}
 		rest := fs.Args()
@@ -175,6 +206,18 @@ func parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error
 		return nil, usageError{fmt.Sprintf("%s: wrong number of arguments", fs.Name())}
 	}
 	return pos, nil
+}
+
+// idArg checks a memory or snapshot id given on the command line before it
+// goes into a URL path: an empty id, "." or "..", or one holding a slash,
+// a backslash or a control character would name another endpoint.
+func idArg(kind, id string) (string, error) {
+	bad := strings.TrimSpace(id) == "" || id == "." || id == ".." ||
+		strings.ContainsFunc(id, func(r rune) bool { return r == '/' || r == '\\' || unicode.IsControl(r) })
+	if bad {
+		return "", usageError{fmt.Sprintf("%q is not a %s id", id, kind)}
+	}
+	return id, nil
 }
 
 // connect returns a client for the running instance named by the config.

@@ -190,11 +190,15 @@ func runRetire(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	id, err := idArg("memory", pos[0])
+	if err != nil {
+		return err
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err
 	}
-	m, err := c.Retire(ctx, pos[0], api.RetireRequest{How: *how, Reason: *reason})
+	m, err := c.Retire(ctx, id, api.RetireRequest{How: *how, Reason: *reason})
 	if err != nil {
 		return explain(err)
 	}
@@ -212,11 +216,15 @@ func runRestore(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	id, err := idArg("memory", pos[0])
+	if err != nil {
+		return err
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err
 	}
-	m, err := c.Restore(ctx, pos[0])
+	m, err := c.Restore(ctx, id)
 	if err != nil {
 		return explain(err)
 	}

@@ -27,10 +27,15 @@ func runDigest(ctx context.Context, e Env, args []string) error {
 		return explain(err)
 	}
 	if *asJSON {
-		return printJSON(e.Stdout, out)
+		if err := printJSON(e.Stdout, out); err != nil {
+			return err
+		}
 	}
 	if !out.DigestOK || out.Report == nil {
 		return fmt.Errorf("no consolidation pass ran: %s", out.Reason)
+	}
+	if *asJSON {
+		return nil
 	}
 	r := out.Report
 	fmt.Fprintf(e.Stdout, "consolidation pass: %d facts, %d clusters run, %d still due\n", r.FactsIn, r.ClustersRun, r.ClustersPending)

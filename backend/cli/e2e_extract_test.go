@@ -122,7 +122,7 @@ func TestKeyAndEgressCommands(t *testing.T) {
 		t.Fatalf("key set without a keyring: exit %d\n%s", code, out)
 	}
 	out, code = in.RunStdin(secret+"\n", "key", "set", "--memory-only")
-	if code != 0 || !strings.Contains(out, "key: set, from handed") || strings.Contains(out, secret) {
+	if code != 0 || !strings.Contains(out, "key: set, handed to the running instance") || strings.Contains(out, secret) {
 		t.Fatalf("key set --memory-only: exit %d\n%s", code, out)
 	}
 	if out, code = in.Run("key", "status"); code != 0 || !strings.Contains(out, "key: set") {

@@ -229,7 +229,7 @@ func TestCLI_AtlasVerbs(t *testing.T) {
 	if out, code = in.Run("list", "--user", "u1", "--text", "tabs"); code != 0 || !strings.Contains(out, "0 of 0") {
 		t.Fatalf("list --text: %d %s", code, out)
 	}
-	if out, code = in.Run("promote", "--steps", "20", id); code != 1 || !strings.Contains(out, "steps") {
+	if out, code = in.Run("promote", "--steps", "20", id); code != 2 || !strings.Contains(out, "--steps must be from 1 to 10") {
 		t.Fatalf("promote 20: %d %s", code, out)
 	}
 	if out, code = in.Run("delete", id); code != 0 || !strings.Contains(out, "deleted "+id) {

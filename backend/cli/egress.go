@@ -16,6 +16,9 @@ func runEgress(ctx context.Context, e Env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
+	if *limit < 1 || *limit > 1000 {
+		return usageError{fmt.Sprintf("--limit must be from 1 to 1000, not %d", *limit)}
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err
@@ -47,14 +50,27 @@ func runReprocess(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, id := range ids {
+		if _, err := idArg("memory", id); err != nil {
+			return err
+		}
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err
 	}
-	n, err := c.Reprocess(ctx, ids)
+	res, err := c.Reprocess(ctx, ids)
 	if err != nil {
 		return explain(err)
 	}
-	fmt.Fprintf(e.Stdout, "queued %d memories for extraction; `hyatlas status` shows how many are left\n", n)
+	if res.Note != "" {
+		fmt.Fprintf(e.Stdout, "queued nothing: %s\n", res.Note)
+		return nil
+	}
+	fmt.Fprintf(e.Stdout, "queued %d memories for extraction; `hyatlas status` shows how many are left\n", res.Queued)
+	if len(ids) > res.Queued {
+		return fmt.Errorf("%d of the %d ids are not live raw memories (only conversation turns are extracted): check them with `hyatlas list --layer l2_raw`",
+			len(ids)-res.Queued, len(ids))
+	}
 	return nil
 }

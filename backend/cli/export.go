@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +23,14 @@ func runExport(ctx context.Context, e Env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
+	if *out == "" {
+		return usageError{"-o needs a file name (- for standard output)"}
+	}
+	if *out != "-" {
+		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+			return usageError{fmt.Sprintf("-o %s is a directory: give a file name", *out)}
+		}
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err
@@ -34,7 +43,7 @@ func runExport(ctx context.Context, e Env, args []string) error {
 	// leaves a half file under the name.
 	f, err := os.CreateTemp(filepath.Dir(*out), ".hyatlas-export-*")
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export to %s: cannot write in %s: %w", *out, filepath.Dir(*out), errors.Unwrap(err))
 	}
 	defer os.Remove(f.Name())
 	err = c.Long().Export(ctx, opts, f)
@@ -45,7 +54,7 @@ func runExport(ctx context.Context, e Env, args []string) error {
 		return explain(err)
 	}
 	if err := os.Rename(f.Name(), *out); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export to %s: %w", *out, errors.Unwrap(err))
 	}
 	st, _ := os.Stat(*out)
 	fmt.Fprintf(e.Stdout, "exported to %s (%d bytes)\n", *out, st.Size())

@@ -132,11 +132,11 @@ func offlineStatus(ctx context.Context) (api.KeyStatus, error) {
 }
 
 func printKeyStatus(w io.Writer, st api.KeyStatus, online bool) {
-	where := map[string]string{"handed": "handed to the running instance (memory only)", "keyring": "the OS keyring",
-		"file": "HYATLAS_LLM_KEY_FILE", "env": "HYATLAS_LLM_KEY"}[st.Origin]
+	where := map[string]string{"handed": "handed to the running instance, kept in memory only", "keyring": "from the OS keyring",
+		"file": "from HYATLAS_LLM_KEY_FILE", "env": "from HYATLAS_LLM_KEY"}[st.Origin]
 	switch {
 	case st.IsSet:
-		fmt.Fprintf(w, "key: set, from %s\n", where)
+		fmt.Fprintf(w, "key: set, %s\n", where)
 	default:
 		fmt.Fprintln(w, "key: not set")
 	}

@@ -46,10 +46,18 @@ func runModels(ctx context.Context, e Env, args []string) error {
 	case "install":
 		return installRemote(ctx, e, c, name)
 	case "remove":
+		list, err := c.Models(ctx)
+		if err != nil {
+			return err
+		}
+		was := false
+		for _, m := range list {
+			was = was || (m.Name == name && m.Installed)
+		}
 		if err := c.RemoveModel(ctx, name); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.Stdout, "removed %s\n", name)
+		fmt.Fprintln(e.Stdout, removedLine(name, was))
 	case "verify":
 		if err := c.VerifyModel(ctx, name); err != nil {
 			return err
@@ -147,10 +155,18 @@ func modelsOffline(ctx context.Context, e Env, verb, name string) error {
 		}
 		fmt.Fprintf(e.Stdout, "installed %s; HyAtlas will use it from its next start\n", name)
 	case "remove":
+		list, err := m.List()
+		if err != nil {
+			return err
+		}
+		was := false
+		for _, s := range list {
+			was = was || (s.Name == name && s.Installed)
+		}
 		if err := m.Remove(name); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.Stdout, "removed %s\n", name)
+		fmt.Fprintln(e.Stdout, removedLine(name, was))
 	case "verify":
 		if err := m.Verify(name); err != nil {
 			return err
@@ -173,6 +189,15 @@ func modelsOffline(ctx context.Context, e Env, verb, name string) error {
 		return tw.Flush()
 	}
 	return nil
+}
+
+// removedLine says what `models remove` did: a model that was not
+// installed had at most the leftovers of an unfinished download removed.
+func removedLine(name string, wasInstalled bool) string {
+	if wasInstalled {
+		return "removed " + name
+	}
+	return name + " was not installed: nothing to remove"
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -50,7 +50,9 @@ func runSnapshot(ctx context.Context, e Env, args []string) error {
 	case wantID && len(pos) != 2, !wantID && len(pos) != 1:
 		return usageError{fmt.Sprintf("snapshot %s takes %s", verb, map[bool]string{true: "one snapshot id", false: "no argument"}[wantID])}
 	case wantID:
-		id = pos[1]
+		if id, err = idArg("snapshot", pos[1]); err != nil {
+			return err
+		}
 	}
 	c, err := connect(e)
 	if err != nil {

@@ -46,6 +46,9 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 	}
 	if in.Category != nil {
 		c := strings.TrimSpace(*in.Category)
+		if c == "" {
+			return Memory{}, Errorf(EINVALID, "category must not be empty (fact, preference, goal, or any short label)")
+		}
 		if err := checkLabel("category", c); err != nil || len(c) > maxCategoryLen {
 			return Memory{}, Errorf(EINVALID, "category must be at most %d bytes of plain text", maxCategoryLen)
 		}
@@ -54,6 +57,13 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 	if in.Strength != nil {
 		if st := *in.Strength; math.IsNaN(st) || st < 0 || st > 1 {
 			return Memory{}, Errorf(EINVALID, "strength must be between 0 and 1")
+		}
+		m, err := s.store.Get(ctx, strings.TrimSpace(id))
+		if err != nil {
+			return Memory{}, err
+		}
+		if !m.Layer.Curated() {
+			return Memory{}, errNoStrength(m.Layer)
 		}
 	}
 	s.indexSync.Lock()
@@ -95,6 +105,9 @@ func (s *Service) Retire(ctx context.Context, id string, in RetireInput) (Memory
 		return Memory{}, Errorf(EINVALID, "reason must be at most %d bytes of UTF-8", maxReasonLen)
 	}
 	by := strings.TrimSpace(in.By)
+	if by != "" && by == strings.TrimSpace(id) {
+		return Memory{}, Errorf(EINVALID, "a memory cannot be replaced by itself")
+	}
 	if by != "" {
 		if _, err := s.store.Get(ctx, by); err != nil {
 			return Memory{}, Errorf(EINVALID, "replacing memory %q does not exist", by)
@@ -191,6 +204,9 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) 
 	}
 	if n := len([]rune(text)); n < minForgetText || (in.Contains && n < minForgetContains) {
 		return nil, Errorf(EINVALID, "text must be at least %d characters (%d with contains)", minForgetText, minForgetContains)
+	}
+	if len(in.Reason) > maxReasonLen || !utf8.ValidString(in.Reason) {
+		return nil, Errorf(EINVALID, "reason must be at most %d bytes of UTF-8", maxReasonLen)
 	}
 	reason := in.Reason
 	if reason == "" {

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"hyatlas/backend/memory"
@@ -59,6 +60,7 @@ func TestRetire_Validation(t *testing.T) {
 		{"unknown how", m.ID, memory.RetireInput{How: "vanished"}, memory.EINVALID},
 		{"unknown replacement", m.ID, memory.RetireInput{By: "m-ghost"}, memory.EINVALID},
 		{"huge reason", m.ID, memory.RetireInput{Reason: string(make([]byte, 2000))}, memory.EINVALID},
+		{"replaced by itself", m.ID, memory.RetireInput{By: m.ID}, memory.EINVALID},
 	}
 	for _, tt := range tests {
 		if _, err := r.svc.Retire(ctx, tt.id, tt.in); memory.ErrorCode(err) != tt.code {
@@ -73,7 +75,10 @@ func TestRetire_Validation(t *testing.T) {
 func TestEdit(t *testing.T) {
 	r := newRig(t, memory.Config{})
 	ctx := context.Background()
-	m := r.add(t, "my bike is red", "u1")
+	m, err := r.svc.Remember(ctx, memory.RememberInput{Content: "my bike is red", Owner: memory.Owner{UserID: "u1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := r.svc.Edit(ctx, m.ID, memory.EditInput{Content: str("my bike is blue"), Category: str(" preference "), Strength: f64(0.9)})
 	if err != nil {
 		t.Fatal(err)
@@ -97,11 +102,23 @@ func TestEdit(t *testing.T) {
 		{Strength: f64(1.5)},
 		{Strength: f64(-0.1)},
 		{Category: str(string(make([]byte, 100)))},
+		{Category: str("  ")}, // no category at all; Remember's "" means the layer's default
 	}
 	for _, in := range bad {
 		if _, err := r.svc.Edit(ctx, m.ID, in); err == nil {
 			t.Errorf("edit %+v accepted", in)
 		}
+	}
+	// A raw turn has no strength (as promote says), so an edit cannot set one.
+	raw := r.add(t, "we talked about bikes", "u1")
+	if _, err := r.svc.Edit(ctx, raw.ID, memory.EditInput{Strength: f64(0.9)}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Errorf("strength on a raw row: %v, want invalid", err)
+	}
+	if after, _ := r.store.Get(ctx, raw.ID); after.Strength != raw.Strength {
+		t.Errorf("a refused edit changed the raw row's strength: %v -> %v", raw.Strength, after.Strength)
+	}
+	if got, _ := r.store.Get(ctx, m.ID); got.Category != "preference" || got.Strength != 0.9 {
+		t.Errorf("a refused edit changed the fact: %+v", got)
 	}
 	if _, err := r.svc.Edit(ctx, "m-nope", memory.EditInput{Strength: f64(0.1)}); memory.ErrorCode(err) != memory.ENOTFOUND {
 		t.Errorf("unknown id: %v", err)
@@ -150,10 +167,14 @@ func TestForget(t *testing.T) {
 	if _, err := r.svc.Restore(ctx, exact.ID); err != nil {
 		t.Errorf("forget is not reversible: %v", err)
 	}
-	for _, in := range []memory.ForgetInput{{Text: ""}, {Text: "ab"}, {Text: "tabs", Contains: true}} {
+	for _, in := range []memory.ForgetInput{{Text: ""}, {Text: "ab"}, {Text: "tabs", Contains: true},
+		{Text: "user prefers tabs over spaces", UserID: "u2", Reason: strings.Repeat("r", 2000)}} {
 		if _, err := r.svc.Forget(ctx, in); err == nil {
-			t.Errorf("forget %+v accepted", in)
+			t.Errorf("forget %.80v accepted", in)
 		}
+	}
+	if got, _ := r.store.Get(ctx, other.ID); !got.Live() {
+		t.Error("a refused forget (a 2,000-byte reason) retired the row")
 	}
 }
 

@@ -129,6 +129,7 @@ func TestImportRefusesBadLinesAndWritesNothing(t *testing.T) {
 		name, text, want string
 	}{
 		{"not an export", `{"type":"memory"}`, "line 1: not a HyAtlas export"},
+		{"a Markdown export", "# HyAtlas memory\n\n## Fact (l3_fact, 1)\n- a fact\n- another", "not a HyAtlas export: line 1 is not a JSON record"},
 		{"bad lines", strings.Join([]string{lines[0], lines[1],
 			strings.Replace(lines[2], `"layer":"l3_fact"`, `"layer":"l9"`, 1), "{not json", lines[3],
 			`{"type":"memory","memory":{"id":"x","layer":"l3_fact","content":"x","owner":{"user_id":"u"},"strength":2,"created_at":"2026-01-01T00:00:00Z"}}`,
@@ -143,6 +144,9 @@ func TestImportRefusesBadLinesAndWritesNothing(t *testing.T) {
 		_, err := dst.svc.Import(ctx, strings.NewReader(c.text))
 		if err == nil || !strings.Contains(memory.ErrorMessage(err), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if c.name == "a Markdown export" && strings.Contains(memory.ErrorMessage(err), "line 2") {
+			t.Errorf("a file that is no export gets one error, not one per line: %v", err)
 		}
 		if c.name == "bad lines" {
 			msg := memory.ErrorMessage(err)

@@ -92,6 +92,9 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) ([]ExportRow, []Wor
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
+			if n == 1 { // a Markdown export, or some other file
+				return nil, nil, Errorf(EINVALID, "not a HyAtlas export: line 1 is not a JSON record (a Markdown export is for reading; import a JSON Lines export)")
+			}
 			fail(n, "not a record: %s", strings.TrimPrefix(err.Error(), "json: "))
 			continue
 		}

@@ -81,6 +81,11 @@ func clampStrength(s float64) float64 {
 	return math.Round(math.Max(0, math.Min(1, s))*1e6) / 1e6
 }
 
+// errNoStrength refuses a strength change on a layer that has none.
+func errNoStrength(l Layer) error {
+	return Errorf(EINVALID, "%s rows have no strength to change (curated layers: profile, fact, schema, intention, entity)", l.Title())
+}
+
 // Nudge promotes (steps > 0) or demotes (steps < 0) a curated memory by
 // steps × Step, clamped to 0..1. A retired memory can be nudged too.
 func (s *Service) Nudge(ctx context.Context, id string, steps int) (Memory, error) {
@@ -93,7 +98,7 @@ func (s *Service) Nudge(ctx context.Context, id string, steps int) (Memory, erro
 		return Memory{}, err
 	}
 	if !m.Layer.Curated() {
-		return Memory{}, Errorf(EINVALID, "%s rows have no strength to change (curated layers: profile, fact, schema, intention, entity)", m.Layer.Title())
+		return Memory{}, errNoStrength(m.Layer)
 	}
 	st := clampStrength(m.Strength + float64(steps)*s.cfg.Strength.Step)
 	return s.Edit(ctx, id, EditInput{Strength: &st})

@@ -45,10 +45,8 @@ func (c *Client) Egress(ctx context.Context, limit int) ([]memory.EgressCall, er
 }
 
 // Reprocess queues rows for extraction (all not extracted when ids is
-// empty) and returns how many were queued.
-func (c *Client) Reprocess(ctx context.Context, ids []string) (int, error) {
-	var out struct {
-		Queued int `json:"queued"`
-	}
-	return out.Queued, c.Do(ctx, "POST", "/api/v1/reprocess", api.ReprocessRequest{IDs: ids}, &out)
+// empty) and says how many were queued.
+func (c *Client) Reprocess(ctx context.Context, ids []string) (api.ReprocessResponse, error) {
+	var out api.ReprocessResponse
+	return out, c.Do(ctx, "POST", "/api/v1/reprocess", api.ReprocessRequest{IDs: ids}, &out)
 }
