@@ -168,6 +168,15 @@ func TestLoadWarnings(t *testing.T) {
 		{"HYATLAS_INJECT_THRESHOLD", "1.2", func(c Config) bool { return c.Strength.InjectAt == 0.75 }},
 		{"HYATLAS_PROMPT_LIMIT", "0", func(c Config) bool { return c.Strength.PromptLimit == 40 }},
 		{"HYATLAS_SNAPSHOT_EVERY", "daily", func(c Config) bool { return c.Snapshot.Every == 24*time.Hour }},
+		// Intervals so short the job would run without pause.
+		{"HYATLAS_SNAPSHOT_EVERY", "1ns", func(c Config) bool { return c.Snapshot.Every == 24*time.Hour }},
+		{"HYATLAS_SNAPSHOT_EVERY", "5m", func(c Config) bool { return c.Snapshot.Every == 24*time.Hour }},
+		{"HYATLAS_CONSOLIDATE_EVERY", "1s", func(c Config) bool { return c.Consolidate.Every == 6*time.Hour }},
+		{"HYATLAS_CONSOLIDATE_CATCHUP", "10s", func(c Config) bool { return c.Consolidate.Catchup == 20*time.Minute }},
+		{"HYATLAS_CROSS_SCHEMA_EVERY", "1m", func(c Config) bool { return c.Consolidate.CrossEvery == 24*time.Hour }},
+		{"HYATLAS_CATCHUP_EVERY", "1ms", func(c Config) bool { return c.LLM.CatchupEvery == 10*time.Minute }},
+		{"HYATLAS_NOW_EVERY", "5s", func(c Config) bool { return c.LLM.NowEvery == 15*time.Minute }},
+		{"HYATLAS_EXTRACT_TIMEOUT", "0.001", func(c Config) bool { return c.LLM.Timeout == 300*time.Second }},
 		{"HYATLAS_SNAPSHOT_KEEP", "0", func(c Config) bool { return c.Snapshot.Keep == 7 }},
 	}
 	for _, tt := range tests {

@@ -28,18 +28,18 @@ type ConsolidateConfig struct {
 func loadConsolidate(getenv func(string) string, mode memory.Mode, warn func(string, error)) (ConsolidateConfig, error) {
 	c := ConsolidateConfig{}
 	durations := []struct {
-		name string
-		dst  *time.Duration
-		def  time.Duration
+		name     string
+		dst      *time.Duration
+		def, min time.Duration // min: the shortest interval a job may run at
 	}{
-		{"HYATLAS_CONSOLIDATE_EVERY", &c.Every, 6 * time.Hour},
-		{"HYATLAS_CONSOLIDATE_CATCHUP", &c.Catchup, 20 * time.Minute},
-		{"HYATLAS_CONSOLIDATE_RECLUSTER", &c.Recluster, 0},
-		{"HYATLAS_CROSS_SCHEMA_EVERY", &c.CrossEvery, 24 * time.Hour},
-		{"HYATLAS_RAW_RETENTION", &c.RawRetention, 0},
+		{"HYATLAS_CONSOLIDATE_EVERY", &c.Every, 6 * time.Hour, 5 * time.Minute},
+		{"HYATLAS_CONSOLIDATE_CATCHUP", &c.Catchup, 20 * time.Minute, time.Minute},
+		{"HYATLAS_CONSOLIDATE_RECLUSTER", &c.Recluster, 0, 0},
+		{"HYATLAS_CROSS_SCHEMA_EVERY", &c.CrossEvery, 24 * time.Hour, 10 * time.Minute},
+		{"HYATLAS_RAW_RETENTION", &c.RawRetention, 0, 0},
 	}
 	for _, d := range durations {
-		v, err := ParseDuration(getenv(d.name), d.def)
+		v, err := ParseInterval(getenv(d.name), d.def, d.min)
 		if err != nil {
 			warn(d.name, err)
 		}

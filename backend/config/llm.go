@@ -69,18 +69,18 @@ func loadLLM(getenv func(string) string, warn func(string, error)) (LLMConfig, e
 		}
 	}
 	durations := []struct {
-		name string
-		dst  *time.Duration
-		def  time.Duration
+		name     string
+		dst      *time.Duration
+		def, min time.Duration // min: the shortest interval a job may run at
 	}{
-		{"HYATLAS_EXTRACT_TIMEOUT", &c.Timeout, 300 * time.Second},
-		{"HYATLAS_CATCHUP_EVERY", &c.CatchupEvery, 10 * time.Minute},
-		{"HYATLAS_CATCHUP_MAX_AGE", &c.CatchupMaxAge, 168 * time.Hour},
-		{"HYATLAS_EPISODE_GAP", &c.EpisodeGap, 30 * time.Minute},
-		{"HYATLAS_NOW_EVERY", &c.NowEvery, 15 * time.Minute},
+		{"HYATLAS_EXTRACT_TIMEOUT", &c.Timeout, 300 * time.Second, time.Second},
+		{"HYATLAS_CATCHUP_EVERY", &c.CatchupEvery, 10 * time.Minute, 30 * time.Second},
+		{"HYATLAS_CATCHUP_MAX_AGE", &c.CatchupMaxAge, 168 * time.Hour, 0},
+		{"HYATLAS_EPISODE_GAP", &c.EpisodeGap, 30 * time.Minute, 0},
+		{"HYATLAS_NOW_EVERY", &c.NowEvery, 15 * time.Minute, time.Minute},
 	}
 	for _, d := range durations {
-		v, err := ParseDuration(getenv(d.name), d.def)
+		v, err := ParseInterval(getenv(d.name), d.def, d.min)
 		if err != nil {
 			warn(d.name, err)
 		}

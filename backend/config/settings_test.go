@@ -53,6 +53,8 @@ func TestCheckSettingsNamesTheBadValue(t *testing.T) {
 		{map[string]string{"mode": "turbo"}, "HYATLAS_MODE"},
 		{map[string]string{"sync_extract": "sometimes"}, "HYATLAS_SYNC_EXTRACT"},
 		{map[string]string{"snapshot_every": "often"}, "snapshot_every"},
+		{map[string]string{"snapshot_every": "1ns"}, "snapshot_every: \"1ns\" is too often: at least 10m, or off"},
+		{map[string]string{"consolidate_every": "1ns"}, "consolidate_every: \"1ns\" is too often"},
 		{map[string]string{"snapshot_keep": "0"}, "snapshot_keep"},
 		{map[string]string{"consolidate_every": "0"}, "HYATLAS_CONSOLIDATE_EVERY"},
 		{map[string]string{"port": "1"}, "not a setting"},

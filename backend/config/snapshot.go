@@ -19,7 +19,7 @@ type SnapshotConfig struct {
 func loadSnapshot(getenv func(string) string, data string, warn func(string, error)) (SnapshotConfig, error) {
 	c := SnapshotConfig{Keep: 7}
 	var err error
-	if c.Every, err = ParseDuration(getenv("HYATLAS_SNAPSHOT_EVERY"), 24*time.Hour); err != nil {
+	if c.Every, err = ParseInterval(getenv("HYATLAS_SNAPSHOT_EVERY"), 24*time.Hour, 10*time.Minute); err != nil {
 		warn("HYATLAS_SNAPSHOT_EVERY", err)
 	}
 	c.Keep = intSetting(getenv, "HYATLAS_SNAPSHOT_KEEP", 7, 1, 1000, warn)

@@ -41,6 +41,17 @@ func ParseDuration(v string, def time.Duration) (time.Duration, error) {
 	return d, nil
 }
 
+// ParseInterval is ParseDuration for how often a job runs: a value other
+// than off that is shorter than min would run the job almost without
+// pause (a snapshot every nanosecond), so it is an error and def is used.
+func ParseInterval(v string, def, min time.Duration) (time.Duration, error) {
+	d, err := ParseDuration(v, def)
+	if err == nil && d > 0 && d < min {
+		return def, fmt.Errorf("%q is too often: at least %s, or off", strings.TrimSpace(v), DurationText(min))
+	}
+	return d, err
+}
+
 // ParseSwitch reads an on/off setting: on, true, 1, yes or off, false, 0,
 // no (any case). An empty value gives def.
 func ParseSwitch(v string, def bool) (bool, error) {
