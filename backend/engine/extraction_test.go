@@ -245,7 +245,16 @@ func TestExtraction_ReprocessQueuesAndReturns(t *testing.T) {
 		t.Fatalf("status %s", res.ExtractionStatus)
 	}
 	var out map[string]any
-	if err := r.do(t, "POST", "/api/v1/reprocess", map[string]any{"ids": []string{res.MemoryID, "m-unknown"}}, &out); err != nil {
+	// An unknown id refuses the whole request; an empty list queues nothing
+	// (it never means "everything").
+	if err := r.do(t, "POST", "/api/v1/reprocess", map[string]any{"ids": []string{res.MemoryID, "m-unknown"}}, &out); err == nil ||
+		!strings.Contains(err.Error(), `no memory "m-unknown"`) {
+		t.Errorf("reprocess with an unknown id: %v %v", out, err)
+	}
+	if err := r.do(t, "POST", "/api/v1/reprocess", map[string]any{"ids": []string{}}, &out); err != nil || out["queued"] != float64(0) {
+		t.Errorf("reprocess of an empty list: %v %v", out, err)
+	}
+	if err := r.do(t, "POST", "/api/v1/reprocess", map[string]any{"ids": []string{res.MemoryID}}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out["queued"] != float64(1) {

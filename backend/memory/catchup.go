@@ -81,8 +81,10 @@ func (s *Service) catchUpWindow(maxAge time.Duration) (from, to time.Time) {
 }
 
 // ReprocessInput picks rows to extract again: the given raw rows (even if
-// extracted before: dedupe folds what they restate), or else the live raw
-// rows not extracted, oldest first, at most Max (0: all).
+// extracted before: dedupe folds what they restate), or, with IDs nil, the
+// live raw rows not extracted, oldest first, at most Max (0: all). An
+// empty, non-nil IDs picks nothing: a client whose list came out empty
+// never re-extracts everything by mistake.
 type ReprocessInput struct {
 	IDs []string
 	Max int
@@ -100,11 +102,16 @@ func (s *Service) Reprocess(ctx context.Context, in ReprocessInput) (int, error)
 	if in.Max < 0 {
 		return 0, Errorf(EINVALID, "max must not be negative")
 	}
+	if in.IDs != nil {
+		if err := s.checkReprocessIDs(ctx, in.IDs); err != nil {
+			return 0, err
+		}
+		if len(in.IDs) == 0 {
+			return 0, nil
+		}
+	}
 	if !s.cfg.Mode.UsesLLM() || s.xstore == nil {
 		return 0, nil
-	}
-	if len(in.IDs) == 0 {
-		in.IDs = nil // no ids: every row not extracted
 	}
 	ids, err := s.xstore.RequeueExtraction(ctx, in.IDs, in.Max)
 	if err != nil {
@@ -114,6 +121,25 @@ func (s *Service) Reprocess(ctx context.Context, in ReprocessInput) (int, error)
 		s.enqueue(id)
 	}
 	return len(ids), nil
+}
+
+// checkReprocessIDs refuses the whole request when an id is not a live raw
+// row (only conversation turns are extracted), so nothing is queued.
+func (s *Service) checkReprocessIDs(ctx context.Context, ids []string) error {
+	rows, err := s.store.GetMany(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		m, ok := rows[id]
+		switch {
+		case !ok:
+			return Errorf(ENOTFOUND, "no memory %q", id)
+		case m.Layer != LayerRaw || !m.Live():
+			return Errorf(EINVALID, "memory %q is not a live conversation turn (l2_raw): only those are extracted", id)
+		}
+	}
+	return nil
 }
 
 // Egress lists the newest calls to LLM endpoints (limit 0: 100; at most
