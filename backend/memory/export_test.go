@@ -136,6 +136,9 @@ func TestImportRefusesBadLinesAndWritesNothing(t *testing.T) {
 			`{"type":"photo"}`, lines[1]}, "\n"),
 			"line 3: memory"},
 		{"empty", "", "empty"},
+		{"a path for an id", strings.Join([]string{lines[0], strings.Replace(lines[1], `"id":"`, `"id":"../../`, 1)}, "\n"), "line 2: a memory needs an id"},
+		{"a long category", strings.Join([]string{lines[0], strings.Replace(lines[1], `"layer":"l2_raw"`, `"layer":"l2_raw","category":"`+strings.Repeat("c", 100)+`"`, 1)}, "\n"), "category must be at most 64 bytes"},
+		{"a long source", strings.Join([]string{lines[0], strings.Replace(lines[1], `"layer":"l2_raw"`, `"layer":"l2_raw","source":"`+strings.Repeat("s", 5000)+`"`, 1)}, "\n"), "source must be at most"},
 		{"cut short", strings.Join(lines[:len(lines)-1], "\n"), "cut short"},
 		{"after the end", strings.Join(append(append([]string{}, lines...), lines[1]), "\n"), "after the end record"},
 	}
