@@ -286,10 +286,16 @@ func TestLoadLLM(t *testing.T) {
 			t.Errorf("%s of the config prints a key: %s", verb, out)
 		}
 	}
-	for _, bad := range []map[string]string{{"HYATLAS_LLM_BASE": "llm.example/v1"}, {"HYATLAS_LLM_FALLBACK_BASE": "ftp://x"}} {
+	for _, bad := range []map[string]string{{"HYATLAS_LLM_BASE": "llm.example/v1"}, {"HYATLAS_LLM_FALLBACK_BASE": "ftp://x"},
+		{"HYATLAS_LLM_BASE": "http://127.0.0.1:9/v1 with space"}, {"HYATLAS_LLM_BASE": "https://user:pass@llm.example/v1"},
+		{"HYATLAS_LLM_MODEL": strings.Repeat("m", 5000)}, {"HYATLAS_LLM_MODEL": "qwen\x00"}} {
 		if _, err := Load(env(bad)); err == nil {
-			t.Errorf("Load(%v) accepted a base that is not an http(s) URL", bad)
+			t.Errorf("Load(%.80v) accepted a bad endpoint or model", bad)
 		}
+	}
+	if _, err := Load(env(map[string]string{"HYATLAS_LLM_BASE": "https://user:pass@llm.example/v1"})); err == nil ||
+		strings.Contains(err.Error(), "user:pass") {
+		t.Errorf("a URL with a password: %v (it must be refused without repeating it)", err)
 	}
 }
 

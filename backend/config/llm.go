@@ -6,7 +6,25 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
+
+// maxModelName bounds a model name (the longest hosted ids are about 100).
+const maxModelName = 256
+
+// CheckEndpoint refuses an endpoint that is not a plain http(s) URL, or
+// that holds a user name or password (Settings and the ledger show the
+// URL; a key belongs in the keyring). name prefixes the error.
+func CheckEndpoint(name, v string) error {
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsFunc(v, unicode.IsSpace):
+		return fmt.Errorf("%s: %q is not an http(s) URL", name, v)
+	case u.User != nil:
+		return fmt.Errorf("%s: the URL holds a user name or password; give the key with `hyatlas key set` instead", name)
+	}
+	return nil
+}
 
 // LLMConfig is the extraction endpoint and its schedules. The keys it
 // holds (from the environment) never print: Format redacts them.
@@ -63,9 +81,13 @@ func loadLLM(getenv func(string) string, warn func(string, error)) (LLMConfig, e
 		if v == "" {
 			continue
 		}
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return LLMConfig{}, fmt.Errorf("%s: %q is not an http(s) URL", name, v)
+		if err := CheckEndpoint(name, v); err != nil {
+			return LLMConfig{}, err
+		}
+	}
+	for name, v := range map[string]string{"HYATLAS_LLM_MODEL": c.Model, "HYATLAS_LLM_FALLBACK_MODEL": c.FallbackModel} {
+		if len(v) > maxModelName || strings.ContainsFunc(v, unicode.IsControl) {
+			return LLMConfig{}, fmt.Errorf("%s: a model name is at most %d bytes of plain text", name, maxModelName)
 		}
 	}
 	durations := []struct {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"net/url"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -104,8 +103,8 @@ func (s settingsAPI) Test(ctx context.Context, base, model string) (api.Connecti
 	if base == "" || model == "" {
 		return api.ConnectionTest{}, memory.Errorf(memory.EBADREQUEST, "llm_base and llm_model are required")
 	}
-	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return api.ConnectionTest{}, memory.Errorf(memory.EINVALID, "llm_base: %q is not an http(s) URL", base)
+	if err := config.CheckEndpoint("llm_base", base); err != nil {
+		return api.ConnectionTest{}, memory.Errorf(memory.EINVALID, "%v", err)
 	}
 	x := s.e.x
 	client := llm.New(llm.Config{
