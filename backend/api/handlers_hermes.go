@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -60,8 +61,12 @@ func (s *Server) hermesVerb(verb func(Hermes, string) (HermesState, error)) hand
 			return err
 		}
 		st, err := verb(s.cfg.Hermes, strings.TrimSpace(req.Profile))
-		if err != nil {
-			return memory.Errorf(memory.ECONFLICT, "%v", err)
+		var domain *memory.Error
+		switch {
+		case errors.As(err, &domain):
+			return err // a bad profile name (422), or a profile that does not exist (404)
+		case err != nil:
+			return memory.Errorf(memory.ECONFLICT, "%v", err) // Hermes's files cannot be edited safely
 		}
 		at, ok, err := s.mem.LastContact(r.Context(), "hermes")
 		if err != nil {

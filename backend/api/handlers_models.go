@@ -87,9 +87,20 @@ func (s *Server) removeModel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := m.Remove(r.PathValue("name")); err != nil {
+	name := r.PathValue("name")
+	list, err := m.List()
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"removed": true, "name": r.PathValue("name")})
+	was := false
+	for _, info := range list {
+		was = was || (info.Name == name && info.Installed)
+	}
+	if err := m.Remove(name); err != nil {
+		return err
+	}
+	// removed says whether an installed model went; false: it was not
+	// installed (the leftovers of an unfinished download are cleared all the same).
+	writeJSON(w, http.StatusOK, map[string]any{"removed": was, "name": name})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"hyatlas/backend/api"
+	"hyatlas/backend/memory"
 )
 
 // fakeHermes records calls; the installer itself is tested in backend/hermes.
@@ -56,6 +57,18 @@ func TestHermesEndpoints(t *testing.T) {
 	r := a.do(req{method: "POST", path: "/api/v1/hermes/install", body: `{}`})
 	if r.status != 409 || !strings.Contains(string(r.body), "by hand") {
 		t.Errorf("failed install: %d %s", r.status, r.body)
+	}
+	// The installer's own refusals keep their status: a bad profile name is
+	// 422, a profile Hermes does not have is 404 (not a conflict).
+	for _, c := range []struct {
+		err  error
+		want int
+	}{{memory.Errorf(memory.EINVALID, "profile \"../x\" is not a valid Hermes profile name"), 422},
+		{memory.Errorf(memory.ENOTFOUND, "no such Hermes profile \"cdoer\""), 404}} {
+		h.fail = c.err
+		if r := a.do(req{method: "POST", path: "/api/v1/hermes/install", body: `{"profile":"x"}`}); r.status != c.want {
+			t.Errorf("%v: %d %s", c.err, r.status, r.body)
+		}
 	}
 	if r := newAPI(t, rigOpts{}).do(req{path: "/api/v1/hermes"}); r.status != 503 {
 		t.Errorf("without an installer: %d", r.status)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"hyatlas/backend/api"
 	"hyatlas/backend/config"
 	"hyatlas/backend/hermes"
+	"hyatlas/backend/memory"
 )
 
 // NewHermesInstaller is the Hermes plugin installer for cfg: its records
@@ -54,9 +56,12 @@ type hermesAPI struct{ inst *hermes.Installer }
 func (h hermesAPI) verb(profile string, f func(string) (hermes.Status, error)) (api.HermesState, error) {
 	home, err := hermes.ResolveHome(os.Getenv, profile)
 	if err != nil {
-		return api.HermesState{}, err
+		return api.HermesState{}, memory.Errorf(memory.EINVALID, "%v", err) // a bad profile name
 	}
 	st, err := f(home)
+	if errors.Is(err, hermes.ErrNoProfile) {
+		return api.HermesState{}, memory.Errorf(memory.ENOTFOUND, "%v", err)
+	}
 	if err != nil {
 		return api.HermesState{}, err
 	}

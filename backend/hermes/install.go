@@ -125,6 +125,9 @@ func (in *Installer) Install(home string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	if err := checkProfileExists(home); err != nil {
+		return Status{}, err
+	}
 	cfg, err := readConfig(home)
 	if err != nil {
 		return Status{}, err
@@ -194,6 +197,11 @@ func (in *Installer) Uninstall(home string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	if _, err := os.Stat(PluginDir(home)); errors.Is(err, fs.ErrNotExist) && !hadRecord && (!curSet || cur != PluginName) {
+		st, err := in.Status(home)
+		st.Message = "HyAtlas is not installed in " + home + ": nothing to remove."
+		return st, err
+	}
 	var msg string
 	switch {
 	case !curSet || cur != PluginName:
@@ -224,6 +232,23 @@ func (in *Installer) Uninstall(home string) (Status, error) {
 	st, err := in.Status(home)
 	st.Message = "Removed " + PluginDir(home) + "; " + msg + " Your memories stay in HyAtlas."
 	return st, err
+}
+
+// ErrNoProfile is an install into a named profile's home that does not
+// exist: Hermes creates profiles, and a mistyped name must not become one.
+var ErrNoProfile = errors.New("no such Hermes profile")
+
+// checkProfileExists refuses a named profile's home (…/profiles/NAME) that
+// does not exist. The default home may be missing: installing there first
+// is ready for when Hermes is installed.
+func checkProfileExists(home string) error {
+	if filepath.Base(filepath.Dir(home)) != "profiles" {
+		return nil
+	}
+	if _, err := os.Stat(home); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w %q (no %s): create it in Hermes first", ErrNoProfile, filepath.Base(home), home)
+	}
+	return nil
 }
 
 // writePlugin writes the embedded files into a fresh directory next to the

@@ -3,6 +3,7 @@ package hermes
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,5 +196,39 @@ func TestResolveHome(t *testing.T) {
 				t.Errorf("got %q, %v; want %q", got, err, c.want)
 			}
 		})
+	}
+}
+
+// TestInstallRefusesAProfileHermesDoesNotHave: a mistyped profile name must
+// not become a new profile folder; an existing profile is installed into.
+func TestInstallRefusesAProfileHermesDoesNotHave(t *testing.T) {
+	in := newInstaller(t)
+	root := t.TempDir()
+	typo := filepath.Join(root, "profiles", "cdoer")
+	if _, err := in.Install(typo); !errors.Is(err, ErrNoProfile) || !strings.Contains(err.Error(), `"cdoer"`) {
+		t.Fatalf("install into a missing profile: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "profiles")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused install created %s: %v", filepath.Join(root, "profiles"), err)
+	}
+	coder := filepath.Join(root, "profiles", "coder")
+	if err := os.MkdirAll(coder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := in.Install(coder); err != nil || !st.Active {
+		t.Fatalf("install into an existing profile: %+v %v", st, err)
+	}
+}
+
+// TestUninstallWhereNothingIsInstalled says so and changes nothing.
+func TestUninstallWhereNothingIsInstalled(t *testing.T) {
+	in := newInstaller(t)
+	home := filepath.Join(t.TempDir(), "none")
+	st, err := in.Uninstall(home)
+	if err != nil || !strings.Contains(st.Message, "not installed") || strings.Contains(st.Message, "Removed") {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if _, err := os.Stat(home); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("uninstall created %s", home)
 	}
 }

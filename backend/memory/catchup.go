@@ -145,7 +145,7 @@ func (s *Service) checkReprocessIDs(ctx context.Context, ids []string) error {
 // Egress lists the newest calls to LLM endpoints (limit 0: 100; at most
 // 1000).
 func (s *Service) Egress(ctx context.Context, limit int) ([]EgressCall, error) {
-	limit, err := pageLimit(limit, 100, 1000)
+	limit, err := pageLimit("limit", limit, 100, 1000)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ type MemoryMap struct {
 // KSemantic facts of the 20 newest facts, above the relevance floor, 200
 // in all).
 func (s *Service) MemoryMap(ctx context.Context, q MapQuery) (MemoryMap, error) {
-	limit, err := pageLimit(q.Limit, DefaultGraphNodes, MaxGraphNodes)
+	limit, err := pageLimit("n", q.Limit, DefaultGraphNodes, MaxGraphNodes)
 	if err != nil {
 		return MemoryMap{}, err
 	}

@@ -42,7 +42,7 @@ func (s *Service) GraphAsOf(ctx context.Context, q GraphQuery) (GraphView, error
 	if s.graphStore == nil {
 		return GraphView{}, Errorf(EUNAVAILABLE, "the knowledge graph is not available")
 	}
-	limit, err := pageLimit(q.Limit, DefaultGraphNodes, MaxGraphNodes)
+	limit, err := pageLimit("n", q.Limit, DefaultGraphNodes, MaxGraphNodes)
 	if err != nil {
 		return GraphView{}, err
 	}

@@ -33,7 +33,7 @@ type PromptBlock struct {
 // "- (<category>) <text>" per memory (text on one line, cut at 500 bytes;
 // category "fact" when it has none).
 func (s *Service) Prompt(ctx context.Context, in PromptInput) (PromptBlock, error) {
-	limit, err := pageLimit(in.Limit, s.cfg.Strength.PromptLimit, maxPromptLimit)
+	limit, err := pageLimit("limit", in.Limit, s.cfg.Strength.PromptLimit, maxPromptLimit)
 	if err != nil {
 		return PromptBlock{}, err
 	}

@@ -48,7 +48,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	if err != nil {
 		return ListResult{}, err
 	}
-	limit, err := pageLimit(in.Limit, DefaultListLimit, MaxListLimit)
+	limit, err := pageLimit("limit", in.Limit, DefaultListLimit, MaxListLimit)
 	if err != nil {
 		return ListResult{}, err
 	}
@@ -155,12 +155,12 @@ func (s *Service) scope(userIDs []string, agentID string) Scope {
 }
 
 // pageLimit applies a default to 0 and refuses values outside 1..max.
-func pageLimit(n, def, max int) (int, error) {
+func pageLimit(name string, n, def, max int) (int, error) {
 	switch {
 	case n == 0:
 		return def, nil
 	case n < 0 || n > max:
-		return 0, Errorf(EINVALID, "limit must be between 1 and %d", max)
+		return 0, Errorf(EINVALID, "%s must be between 1 and %d", name, max)
 	default:
 		return n, nil
 	}

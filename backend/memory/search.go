@@ -173,7 +173,7 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 		return q, Errorf(EBADREQUEST, "query required")
 	}
 	var err error
-	if q.limit, err = pageLimit(in.Limit, DefaultSearchLimit, MaxSearchLimit); err != nil {
+	if q.limit, err = pageLimit("limit", in.Limit, DefaultSearchLimit, MaxSearchLimit); err != nil {
 		return q, err
 	}
 	layer, err := ParseLayer(in.Layer)

@@ -20,7 +20,7 @@ const maxTimelineDays = 366
 // Timeline returns the last days of activity (30 by default), oldest
 // first, every day present (empty days too), in the owners' time zone.
 func (s *Service) Timeline(ctx context.Context, days int) ([]Day, error) {
-	n, err := pageLimit(days, 30, maxTimelineDays)
+	n, err := pageLimit("days", days, 30, maxTimelineDays)
 	if err != nil {
 		return nil, err
 	}

@@ -197,7 +197,7 @@ func (m *Manager) Verify(name string) error {
 		p := filepath.Join(m.Dir, md.Name, f.Name)
 		info, err := os.Stat(p)
 		if errors.Is(err, os.ErrNotExist) {
-			return memory.Errorf(memory.EUNAVAILABLE, "model %s is not installed: %s is missing", md.Name, f.Name)
+			return memory.Errorf(memory.ENOTFOUND, "model %s is not installed: %s is missing", md.Name, f.Name)
 		}
 		if err != nil {
 			return fmt.Errorf("verify %s: %w", p, err)

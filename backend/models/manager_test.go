@@ -376,7 +376,7 @@ func TestRemove(t *testing.T) {
 	if err != nil || st[0].Installed || st[0].Size != 0 {
 		t.Errorf("List after Remove = %+v, %v", st, err)
 	}
-	wantCode(t, m.Verify("tiny"), memory.EUNAVAILABLE, "not installed")
+	wantCode(t, m.Verify("tiny"), memory.ENOTFOUND, "not installed")
 }
 
 func TestUnknownModel(t *testing.T) {
