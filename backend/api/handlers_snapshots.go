@@ -41,6 +41,9 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err := s.snapshotsReady(); err != nil {
 		return err
 	}
+	if err := decodeJSON(r, &struct{}{}, true, true); err != nil {
+		return err // the body is empty or {}: a junk body is refused, not ignored
+	}
 	info, err := s.cfg.Snapshots.Create(r.Context())
 	if err != nil {
 		return err

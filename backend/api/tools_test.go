@@ -147,6 +147,10 @@ func TestTools(t *testing.T) {
 	if after := a.counts(); after != before {
 		t.Errorf("bad tool calls changed the store")
 	}
+	r := a.do(req{method: "POST", path: "/api/v1/tools/memory_store?user_id=alice", body: `{"content": 5}`})
+	if msg, _ := r.json(t)["error"].(string); !strings.Contains(msg, `"content" must be a string, not a number`) {
+		t.Errorf("a number for the content: %q, want it named in JSON terms", msg)
+	}
 	if got := call("soul_read", `{}`, 200)["content"]; got != "You are Meepa." {
 		t.Errorf("a refused soul_edit changed SOUL.md: %q", got)
 	}

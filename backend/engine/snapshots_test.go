@@ -369,3 +369,26 @@ func TestSnapshot_BeforeUpgrade(t *testing.T) {
 		t.Fatalf("after: %+v, %v", st, err)
 	}
 }
+
+// TestSnapshot_CreateRefusesAJunkBody: POST /api/v1/snapshots takes no
+// body or {}; anything else is refused and makes no snapshot.
+func TestSnapshot_CreateRefusesAJunkBody(t *testing.T) {
+	r := newLLMRig(t, nil)
+	var list struct {
+		Snapshots []map[string]any `json:"snapshots"`
+	}
+	for _, body := range []any{"notjson", map[string]int{"bogus": 1}} {
+		if err := r.do(t, "POST", "/api/v1/snapshots", body, nil); err == nil {
+			t.Errorf("POST /api/v1/snapshots with %v was accepted", body)
+		}
+	}
+	if err := r.do(t, "GET", "/api/v1/snapshots", nil, &list); err != nil || len(list.Snapshots) != 0 {
+		t.Fatalf("a refused request made a snapshot: %v %v", list, err)
+	}
+	if err := r.do(t, "POST", "/api/v1/snapshots", map[string]any{}, nil); err != nil {
+		t.Errorf("POST with {}: %v", err)
+	}
+	if err := r.do(t, "GET", "/api/v1/snapshots", nil, &list); err != nil || len(list.Snapshots) != 1 {
+		t.Errorf("after POST {}: %v %v, want one snapshot", list, err)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -129,12 +131,41 @@ func toolArgs(name string, args []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" { // not Go's "cannot unmarshal ... into Go struct field"
+			return Errorf(EBADREQUEST, "the arguments are not what the schema asks for: %q must be %s, not %s",
+				strings.ToLower(te.Field), aOrAn(schemaKind(te.Type.Kind())), aOrAn(strings.Fields(te.Value)[0])) // the schema names are the fields lower-cased
+		}
 		return Errorf(EBADREQUEST, "the arguments are not what the schema asks for: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if dec.More() {
 		return Errorf(EBADREQUEST, "the arguments are one JSON object")
 	}
 	return nil
+}
+
+// schemaKind names a Go kind as JSON Schema does.
+func schemaKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Float64, reflect.Float32:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	default:
+		return "object"
+	}
+}
+
+// aOrAn puts the indefinite article before a JSON kind ("an array").
+func aOrAn(kind string) string {
+	if strings.HasPrefix(kind, "a") || strings.HasPrefix(kind, "o") {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // toolError prefixes a domain error with the tool's name, keeping its code.
