@@ -93,7 +93,7 @@ func (s *Server) endSession(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req, true, true); err != nil {
 		return err
 	}
-	closed, err := s.mem.EndSession(r.Context(), memory.Owner{UserID: req.UserID, AgentID: req.AgentID})
+	closed, err := s.mem.EndSession(r.Context(), memory.Owner{UserID: req.UserID, AgentID: req.AgentID}, req.SessionID)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -278,8 +279,10 @@ func (s *Service) insertGenerated(ctx context.Context, gen uint64, c Changes, m 
 // EndSession closes the owner's open episode at once, as an agent's session
 // ended (Hermes's on_session_end): its summary is written by the next
 // housekeeping pass instead of after the idle gap. false when the owner had
-// no open episode, or episodes are not kept (no LLM, or the gap is 0).
-func (s *Service) EndSession(ctx context.Context, o Owner) (bool, error) {
+// no open episode, when session is given and the episode holds no write of
+// it (an unknown session ends nothing), or episodes are not kept (no LLM,
+// or the gap is 0).
+func (s *Service) EndSession(ctx context.Context, o Owner, session string) (bool, error) {
 	owner, err := cleanOwner(o)
 	if err != nil {
 		return false, err
@@ -287,7 +290,7 @@ func (s *Service) EndSession(ctx context.Context, o Owner) (bool, error) {
 	if s.xstore == nil || !s.cfg.Mode.UsesLLM() || s.cfg.Extraction.EpisodeGap <= 0 {
 		return false, nil
 	}
-	closed, err := s.xstore.CloseEpisode(ctx, owner)
+	closed, err := s.xstore.CloseEpisode(ctx, owner, strings.TrimSpace(session))
 	if err != nil {
 		return false, fmt.Errorf("end session: %w", err)
 	}

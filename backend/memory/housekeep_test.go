@@ -87,20 +87,29 @@ func TestEndSession_ClosesTheEpisodeNow(t *testing.T) {
 	}
 	ctx := context.Background()
 	r.write(t, "Kestrel release planning", "u1")
-	r.write(t, "Kestrel ships on Fridays from now on", "u1")
+	if _, err := r.svc.Add(ctx, memory.AddInput{Text: "Kestrel ships on Fridays from now on", Owner: memory.Owner{UserID: "u1"}, SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
 	if res, _ := r.svc.Housekeep(ctx); res.Episodes != 0 {
 		t.Fatalf("an open episode was summarised: %+v", res)
 	}
-	if closed, err := r.svc.EndSession(ctx, memory.Owner{UserID: "u2"}); err != nil || closed {
+	if closed, err := r.svc.EndSession(ctx, memory.Owner{UserID: "u2"}, ""); err != nil || closed {
 		t.Fatalf("another owner's session end: %v %v", closed, err)
 	}
-	if closed, err := r.svc.EndSession(ctx, memory.Owner{UserID: "u1"}); err != nil || !closed {
+	// A session the episode holds no write of (mistyped, or long gone) ends nothing.
+	if closed, err := r.svc.EndSession(ctx, memory.Owner{UserID: "u1"}, "zzz-unknown"); err != nil || closed {
+		t.Fatalf("an unknown session closed the episode: %v %v", closed, err)
+	}
+	if res, _ := r.svc.Housekeep(ctx); res.Episodes != 0 {
+		t.Fatalf("the episode was summarised after an unknown session's end: %+v", res)
+	}
+	if closed, err := r.svc.EndSession(ctx, memory.Owner{UserID: "u1"}, "s1"); err != nil || !closed {
 		t.Fatalf("end session: %v %v", closed, err)
 	}
 	if res, err := r.svc.Housekeep(ctx); err != nil || res.Episodes != 1 {
 		t.Fatalf("after the session ended: %+v %v, want its episode summarised", res, err)
 	}
-	if closed, _ := r.svc.EndSession(ctx, memory.Owner{UserID: "u1"}); closed {
+	if closed, _ := r.svc.EndSession(ctx, memory.Owner{UserID: "u1"}, ""); closed {
 		t.Error("a second session end closed something")
 	}
 }

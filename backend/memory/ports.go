@@ -287,8 +287,9 @@ type ExtractionStore interface {
 	DueEpisodes(ctx context.Context, idleBefore time.Time) ([]Episode, error)
 	SetEpisodeSummary(ctx context.Context, seq int64, summaryID string) error
 	// CloseEpisode ends the owner's open episode now (its summary becomes
-	// due); false when it had none.
-	CloseEpisode(ctx context.Context, o Owner) (bool, error)
+	// due); false when it had none. A non-empty session closes it only if
+	// it holds a write of that session.
+	CloseEpisode(ctx context.Context, o Owner, session string) (bool, error)
 }
 
 // Changes is one atomic set of writes (an extraction's promotion).

@@ -65,11 +65,16 @@ func (s *Store) DueEpisodes(ctx context.Context, idleBefore time.Time) ([]memory
 }
 
 // CloseEpisode closes the owner's open episode; false when there was none.
-func (s *Store) CloseEpisode(ctx context.Context, o memory.Owner) (bool, error) {
+// With a session, only an episode holding a write of that session closes:
+// an unknown or mistyped session id never ends the owner's current work.
+func (s *Store) CloseEpisode(ctx context.Context, o memory.Owner, session string) (bool, error) {
 	var n int64
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE episodes SET state = 'closed' WHERE user_id = ? AND agent_id = ?
-			AND state = 'open'`, o.UserID, o.AgentID)
+			AND state = 'open' AND (? = '' OR EXISTS (SELECT 1 FROM memories m
+				WHERE m.user_id = episodes.user_id AND m.agent_id = episodes.agent_id AND m.session_id = ?
+				AND m.created_at BETWEEN episodes.started_at AND episodes.last_at))`,
+			o.UserID, o.AgentID, session, session)
 		if err != nil {
 			return err
 		}
