@@ -26,7 +26,7 @@ func NewHermesInstaller(cfg config.Config) *hermes.Installer {
 func discoveryFor(cfg config.Config, addr string, pid int) hermes.Discovery {
 	bin, _ := os.Executable()
 	return hermes.Discovery{Address: "http://" + addr, TokenFile: filepath.Join(cfg.Paths.Config, api.TokenFile),
-		Auth: cfg.Auth, DataDir: cfg.Paths.Data, Binary: bin, Version: Version, PID: pid, Written: time.Now().UTC()}
+		Auth: cfg.Auth, DataDir: cfg.Paths.Data, Snapshots: cfg.Snapshot.Dir, Binary: bin, Version: Version, PID: pid, Written: time.Now().UTC()}
 }
 
 // loopbackAddr is how a local client reaches a server bound to host:port

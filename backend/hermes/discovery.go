@@ -20,7 +20,8 @@ type Discovery struct {
 	Address   string    `json:"address"`    // http://127.0.0.1:19528
 	TokenFile string    `json:"token_file"` // absolute; mode 0600
 	Auth      bool      `json:"auth"`       // whether the API wants the token
-	DataDir   string    `json:"data_dir"`   // absolute; for Hermes's backups
+	DataDir   string    `json:"data_dir"`   // absolute
+	Snapshots string    `json:"snapshots"`  // absolute; the snapshot folder, what Hermes's backups copy
 	Binary    string    `json:"binary"`     // the hyatlas executable, for the plugin's optional auto_start
 	Version   string    `json:"version"`
 	PID       int       `json:"pid"`     // 0 when written by the installer

@@ -99,6 +99,13 @@ async function atlas(page) {
 
   await row.locator('[data-testid="edit"]').click();
   await page.fill('[data-testid="edit-text"]', 'Prefers Tailwind tokens');
+  // A refused edit (a category over 64 bytes) keeps the form and what was typed.
+  await page.fill('[data-testid="edit-category"]', 'x'.repeat(100));
+  await page.click('[data-testid="edit-save"]');
+  await page.locator('[data-testid="atlas-error"]').waitFor({ timeout: 10_000 });
+  check((await page.inputValue('[data-testid="edit-text"]')) === 'Prefers Tailwind tokens',
+    'a refused edit lost the text typed');
+  await page.fill('[data-testid="edit-category"]', 'preference');
   await page.click('[data-testid="edit-save"]');
   row = await rowOf(page, 'Prefers Tailwind tokens');
   await row.locator('[data-testid="row-open"]').click();
@@ -163,6 +170,11 @@ async function settings(page) {
     SECRET,
   );
   check(!leaked, 'the key appears in the page');
+  // Remove key asks first; "Keep it" keeps the key.
+  await page.click('[data-testid="key-remove"]');
+  await page.locator('[data-testid="key-remove-confirm"]').waitFor({ timeout: 10_000 });
+  await page.getByRole('button', { name: 'Keep it' }).click();
+  await page.locator('[data-testid="key-state"]', { hasText: want }).waitFor({ timeout: 10_000 });
   // Launch at login: on, and still on after a reload (the server wrote it).
   await page.check('[data-testid="autostart"]');
   await page.waitForTimeout(300);
@@ -226,6 +238,16 @@ async function snapshots(page) {
   await page.click('[data-testid="snap-undo"]');
   await page.locator('[data-testid="snap-message"]', { hasText: 'Restored' }).waitFor({ timeout: 60_000 });
   await page.screenshot({ path: join(SHOTS, 'snapshots.png'), fullPage: true });
+  // Delete asks first; "Keep it" keeps the snapshot, the confirmed Delete removes it.
+  const rows = page.locator('[data-testid="snap-row"]');
+  const n = await rows.count();
+  await page.locator('[data-testid="snap-delete"]').last().click();
+  await page.getByRole('button', { name: 'Keep it' }).click();
+  check((await rows.count()) === n, 'Keep it deleted a snapshot');
+  await page.locator('[data-testid="snap-delete"]').last().click();
+  await page.click('[data-testid="snap-delete-confirm"]');
+  await page.locator('[data-testid="snap-message"]', { hasText: 'deleted' }).waitFor({ timeout: 30_000 });
+  check((await rows.count()) === n - 1, `after a delete ${await rows.count()} snapshots, want ${n - 1}`);
 }
 
 async function others(page) {

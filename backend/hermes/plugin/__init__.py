@@ -45,6 +45,7 @@ class HyatlasMemoryProvider(MemoryProvider):
         self._lock = threading.Lock()
         self._last: dict[str, tuple[str, dict[str, str]]] = {}  # session -> (block, {id: content})
         self._count = None
+        self._ended = None  # the session whose end was sent last
 
     # --- identity and setup -------------------------------------------------
     @property
@@ -77,6 +78,13 @@ class HyatlasMemoryProvider(MemoryProvider):
                     log.warning("HyAtlas auto start failed: %s", e.strerror or type(e).__name__)
             except ApiError:
                 pass
+
+    def initialize_for_inspection(self, session_id: str, **kwargs) -> None:
+        """Hermes inspecting its providers (no session): settings only, no network, no auto start."""
+        self.hermes_home = str(kwargs.get("hermes_home") or os.environ.get("HERMES_HOME") or "")
+        self.settings = settings.load(self.hermes_home)
+        self.session_id = session_id or ""
+        self.writes = False
 
     def owner(self) -> dict:
         return {"user_id": self.user_id, "agent_id": self.agent_id}
@@ -184,19 +192,24 @@ class HyatlasMemoryProvider(MemoryProvider):
                 metadata={"target": str(target or ""), "write_origin": str(meta.get("write_origin") or "")}))
 
     def _end_episode(self, session_id: str) -> None:
-        if self.writes:
-            self.writer.put("POST", "/api/v1/session/end", dict(self.owner(), session_id=session_id or ""))
+        session_id = session_id or ""
+        if self.writes and session_id != self._ended:  # /new calls on_session_end, then the switch
+            self._ended = session_id
+            self.writer.put("POST", "/api/v1/session/end", dict(self.owner(), session_id=session_id))
 
     def on_session_end(self, messages) -> None:
         self._end_episode(self.session_id)
 
     def on_session_switch(self, new_session_id, *, parent_session_id="", reset=False, rewound=False, **kwargs) -> None:
-        if not rewound:
+        # Only a reset ends the work: compression, /resume and /branch go on
+        # with the same conversation under a new id (reset False).
+        if reset and not rewound:
             self._end_episode(parent_session_id or self.session_id)
         self.session_id = new_session_id or self.session_id
 
     def on_pre_compress(self, messages) -> str:
-        self.writer.flush(2.0)
+        if not self.health.down:  # waiting on an app that is down only holds Hermes up
+            self.writer.flush(2.0)
         return ""
 
     # --- tools, settings, lifetime -----------------------------------------
@@ -213,8 +226,11 @@ class HyatlasMemoryProvider(MemoryProvider):
         self.settings = settings.load(hermes_home) | settings.save(values, hermes_home)
 
     def backup_paths(self):
-        data = str(self.client.discovery().get("data_dir") or "")
-        return [data] if os.path.isabs(data) and os.path.isdir(data) else []
+        # HyAtlas's snapshots, never its live data directory: a copy of a
+        # SQLite database taken file by file while the app writes can be
+        # torn. Each snapshot is a finished, checked zip.
+        snaps = str(self.client.discovery().get("snapshots") or "")
+        return [snaps] if os.path.isabs(snaps) and os.path.isdir(snaps) else []
 
     def shutdown(self) -> None:
         self.writer.close(2.0)

@@ -50,6 +50,30 @@ def read_json(path: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def app_running(discovery: dict) -> bool:
+    """Whether the process that wrote the discovery file still runs. pid 0
+    (written by the installer) means the app has not run since; where a
+    process cannot be probed without side effects (not POSIX) the answer
+    is yes."""
+    try:
+        pid = int(discovery.get("pid") or 0)
+    except (TypeError, ValueError):
+        return False
+    if os.name != "posix":
+        return True
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # the pid is another user's process now
+        return False
+    except OSError:
+        return True
+    return True
+
+
 class Client:
     """Calls the app. discovery_path is the app's discovery.json."""
 
@@ -69,6 +93,9 @@ class Client:
         address = str(d.get("address") or "")
         if not address:
             raise Unreachable("HyAtlas has not been set up on this machine (no discovery file); open the HyAtlas app once")
+        if not app_running(d):
+            # The file outlives the app: whatever listens on its port now must not get the token.
+            raise Unreachable("HyAtlas is not running (the process that wrote its discovery file has ended)")
         parts = urllib.parse.urlsplit(address)
         if parts.scheme != "http" or (parts.hostname or "") not in LOOPBACK:
             raise Unreachable(f"the discovery file names {address!r}, which is not a loopback address; refusing")
@@ -112,6 +139,9 @@ class Client:
         if not raw:
             return {}
         try:
-            return json.loads(raw)
+            reply = json.loads(raw)
         except ValueError:
             raise ApiError(200, "bad_reply", "the reply is not JSON") from None
+        if not isinstance(reply, dict):  # every HyAtlas reply is an object
+            raise ApiError(200, "bad_reply", "the reply is not a JSON object")
+        return reply

@@ -19,6 +19,16 @@ log = logging.getLogger("hyatlas.hermes")
 
 MAX_QUEUED = 500
 RETRY_FIRST, RETRY_MAX = 0.5, 10.0
+# A write waits as long as the app may take over it: with writes that wait
+# for extraction, one call can run for HYATLAS_EXTRACT_TIMEOUT (300 s). A
+# shorter wait would send the same write again while the first still runs.
+WRITE_TIMEOUT = 330.0
+# Statuses that say "not now" rather than "never": the app stopping (503),
+# a token being replaced (401), overload (408, 429) or a passing fault. A
+# write refused so is tried again, RETRY_STATUS_TRIES times at most except
+# for 503, which is an outage like any other.
+TRANSIENT = {401, 408, 429, 500, 502, 503, 504}
+RETRY_STATUS_TRIES = 5
 
 
 class Health:
@@ -44,14 +54,21 @@ class Health:
 
 
 def spawn(fn, name):
-    """Starts fn on a daemon thread that keeps Hermes's profile context when it can."""
+    """Starts fn on a daemon thread that keeps Hermes's profile context when it can.
+
+    Hermes's spawn_context_thread returns the thread unstarted (the caller
+    starts it); a helper that started it already is left alone.
+    """
     try:
         from agent.memory_provider import spawn_context_thread  # newer Hermes: keeps the profile's context
     except Exception:  # older Hermes or outside Hermes
         spawn_context_thread = None
     if spawn_context_thread is not None:
         try:
-            return spawn_context_thread(fn, name=name)
+            t = spawn_context_thread(fn, name=name)
+            if t.ident is None:  # not started yet
+                t.start()
+            return t
         except Exception:
             pass
     t = threading.Thread(target=fn, name=name, daemon=True)
@@ -109,7 +126,7 @@ class Writer:
             self._cv.notify_all()
 
     def _run(self):
-        delay = RETRY_FIRST
+        delay, tries = RETRY_FIRST, 0  # tries: refusals of the item at the head, by a transient status
         while True:
             with self._cv:
                 while not self._q and not self._closed:
@@ -121,16 +138,21 @@ class Writer:
             method, path, body = item
             done = True
             try:
-                self.client.request(method, path, body)
+                self.client.request(method, path, body, timeout=WRITE_TIMEOUT)
                 self.health.ok()
                 self.sent += 1
-                delay = RETRY_FIRST
+                delay, tries = RETRY_FIRST, 0
             except Unreachable as e:
                 self.health.failed(str(e))
                 done = False
             except ApiError as e:
-                # The app refused this write (bad input): retrying will not help.
-                log.warning("HyAtlas refused a %s %s: %s %s", method, path, e.status, e.code)
+                tries += 1
+                if e.status == 503 or (e.status in TRANSIENT and tries < RETRY_STATUS_TRIES):
+                    self.health.failed(f"{e.status} {e.code}")
+                    done = False
+                else:  # refused (bad input), or still failing: retrying will not help
+                    log.warning("HyAtlas refused a %s %s: %s %s", method, path, e.status, e.code)
+                    tries = 0
             except Exception as e:  # never let the thread die
                 log.warning("HyAtlas write failed: %s", type(e).__name__)
             with self._cv:

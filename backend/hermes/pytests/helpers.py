@@ -69,12 +69,14 @@ def closed_port() -> int:
     return port
 
 
-def plugin_dir_for(address: str, auth: bool = True, data_dir: str = "") -> str:
-    """A plugin directory whose connection points at a discovery file naming address."""
+def plugin_dir_for(address: str, auth: bool = True, data_dir: str = "", pid: int | None = None) -> str:
+    """A plugin directory whose connection points at a discovery file naming
+    address, written by process pid (this test process, alive, by default)."""
     d = tempfile.mkdtemp(prefix="hyatlas-plugin-")
     disc = os.path.join(d, "discovery.json")
     with open(disc, "w", encoding="utf-8") as f:
-        json.dump({"address": address, "token_file": DISCOVERY["token_file"], "auth": auth, "data_dir": data_dir}, f)
+        json.dump({"address": address, "token_file": DISCOVERY["token_file"], "auth": auth, "data_dir": data_dir,
+                   "pid": os.getpid() if pid is None else pid}, f)
     with open(os.path.join(d, "connection.json"), "w", encoding="utf-8") as f:
         json.dump({"discovery": disc}, f)
     return d
@@ -83,7 +85,7 @@ def plugin_dir_for(address: str, auth: bool = True, data_dir: str = "") -> str:
 def point_at(plugin_dir: str, address: str):
     disc = os.path.join(plugin_dir, "discovery.json")
     with open(disc, "w", encoding="utf-8") as f:
-        json.dump({"address": address, "token_file": DISCOVERY["token_file"], "auth": True}, f)
+        json.dump({"address": address, "token_file": DISCOVERY["token_file"], "auth": True, "pid": os.getpid()}, f)
 
 
 class SlowApp:

@@ -125,6 +125,85 @@ class Secrets(unittest.TestCase):
         self.assertNotIn(SECRET[:12], log.text())
 
 
+class ScriptedApp:
+    """A stand-in app that records each request (path and Authorization)
+    and answers from a script: a list of (status, body) per path, the
+    last one repeated."""
+
+    def __init__(self, script: dict):
+        import http.server
+        import threading
+        self.seen, self.script = [], script
+        app = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                path = self.path.split("?")[0]
+                app.seen.append((path, self.headers.get("Authorization", "")))
+                answers = app.script.get(path) or [(200, {})]
+                status, body = answers.pop(0) if len(answers) > 1 else answers[0]
+                raw = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            do_GET = do_POST
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.address = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Misbehaving(unittest.TestCase):
+    def test_a_stale_discovery_file_gets_no_token(self):
+        # The app quit and another program took its port: the discovery
+        # file names a process that has ended, so nothing is sent to it.
+        import subprocess
+        import sys
+        dead = subprocess.Popen([sys.executable, "-c", "pass"])
+        dead.wait()
+        app = ScriptedApp({})
+        self.addCleanup(app.close)
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address, pid=dead.pid), user_id=unique_user())
+        self.assertEqual(p.prefetch("what is my bike colour?", session_id="s"), "")
+        p.sync_turn("The stale test: my bike is red.", "Red bike noted.", session_id="s")
+        p.writer.flush(1.0)
+        self.assertEqual(app.seen, [], "a request reached the program on the old port")
+        self.assertEqual(p.writer.pending(), 1, "the write waits for the app instead")
+
+    def test_a_reply_that_is_not_an_object_raises_nothing(self):
+        app = ScriptedApp({"/api/v1/search": [(200, [])], "/api/v1/prompt": [(200, ["x"])]})
+        self.addCleanup(app.close)
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address), user_id=unique_user())
+        self.assertEqual(p.prefetch("what is my bike colour?", session_id="s"), "")
+        self.assertTrue(p.system_prompt_block().startswith("HyAtlas long-term memory tools"))
+
+    def test_a_write_refused_for_now_is_sent_again(self):
+        # 503 (the app stopping) and 429 are "not now": the write is tried
+        # again, not dropped; a 422 is dropped at once.
+        app = ScriptedApp({"/api/v1/add": [(503, {"code": "unavailable", "error": "stopping"}),
+                                           (429, {"code": "busy", "error": "later"}), (200, {"success": True})],
+                           "/api/v1/feedback": [(422, {"code": "invalid", "error": "bad"})]})
+        self.addCleanup(app.close)
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address), user_id=unique_user())
+        p.writer.put("POST", "/api/v1/add", {"text": "retried"})
+        p.writer.put("POST", "/api/v1/feedback", {"used": ["m1"]})
+        self.assertTrue(p.writer.flush(15))
+        self.assertEqual([s for s, _ in app.seen], ["/api/v1/add"] * 3 + ["/api/v1/feedback"])
+        self.assertEqual(p.writer.sent, 1)
+
+
 class AutoStart(unittest.TestCase):
     def test_starts_the_binary_with_an_allow_listed_environment(self):
         d = tempfile.mkdtemp(prefix="hyatlas-autostart-")

@@ -134,13 +134,23 @@ class Turns(unittest.TestCase):
         p.sync_turn("We start the migration on Friday.", "Friday it is.", session_id="a")
         self.assertEqual(p.on_pre_compress([{"role": "user", "content": "x"}]), "")
         self.assertEqual(p.writer.pending(), 0, "pre-compress flushes the queue")
-        p.on_session_switch("b", parent_session_id="a")
+        p.on_session_switch("b", parent_session_id="a")  # compression: the same work goes on
         self.assertEqual(p.session_id, "b")
-        p.on_session_switch("b", rewound=True)
-        p.on_session_end([])
+        p.on_session_switch("c", parent_session_id="b", reset=True)  # /new: b's work ends
+        p.on_session_switch("c", rewound=True)  # a rewind ends nothing
+        p.on_session_end([])  # c ends ...
+        p.on_session_switch("d", parent_session_id="c", reset=True)  # ... once, though the switch follows
         with self.assertNoLogs("hyatlas.hermes", level="WARNING"):
             self.assertTrue(p.writer.flush(10))
-        self.assertEqual(p.writer.sent, 3)  # the turn and two episode ends; a rewind ends nothing
+        self.assertEqual(p.writer.sent, 3)  # the turn and the ends of b and c
+
+    def test_the_writer_runs_on_hermess_context_thread(self):
+        # Hermes's spawn_context_thread hands back an unstarted thread: the
+        # plugin must start it, or no write would ever leave.
+        p = new_provider(self, user_id=unique_user(), session="ctx")
+        p.sync_turn("The context thread test: the boat is teal.", "Teal boat noted.", session_id="ctx")
+        self.assertTrue(p.writer.flush(10), "the writer thread never ran")
+        self.assertEqual(p.writer.sent, 1)
 
 
 class MemoryToolMirror(unittest.TestCase):
@@ -235,10 +245,22 @@ class SettingsAndLifetime(unittest.TestCase):
         spec.loader.exec_module(mod)
         self.assertEqual({f["key"] for f in mod.CONFIG_SCHEMA["fields"]}, {f["key"] for f in fields})
 
-    def test_backup_paths_is_the_absolute_data_dir(self):
+    def test_backup_paths_are_the_snapshots_not_the_live_data(self):
+        api("POST", "/api/v1/snapshots")  # the folder exists once a snapshot was made
         paths = hyatlas.HyatlasMemoryProvider(PLUGIN).backup_paths()
-        self.assertEqual(len(paths), 1)
-        self.assertTrue(os.path.isabs(paths[0]) and os.path.isdir(paths[0]), paths)
+        with open(hyatlas.HyatlasMemoryProvider(PLUGIN).client.discovery_path, encoding="utf-8") as f:
+            disc = json.load(f)
+        self.assertEqual(paths, [disc["snapshots"]])
+        self.assertTrue(os.path.isdir(paths[0]) and any(n.endswith(".zip") for n in os.listdir(paths[0])), paths)
+        self.assertNotEqual(os.path.realpath(paths[0]), os.path.realpath(disc["data_dir"]))
+
+    def test_inspection_needs_no_network(self):
+        p = hyatlas.HyatlasMemoryProvider(PLUGIN)
+        before = api("GET", "/api/v1/status")["writes"]
+        p.initialize_for_inspection("", hermes_home=HOME)
+        p.sync_turn("An inspection instance writes nothing.", "Right.")
+        self.assertEqual(p.writer.pending(), 0)
+        self.assertEqual(api("GET", "/api/v1/status")["writes"], before)
 
     def test_shutdown_drains_and_never_stops_the_app(self):
         user = unique_user()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bandOf, glyphOf, shortDate } from './atlas';
+import { bandOf, editChange, glyphOf, hasStrength, shortDate } from './atlas';
 
 describe('atlas helpers', () => {
   it.each([
@@ -26,4 +26,26 @@ describe('atlas helpers', () => {
     expect(shortDate('0001-01-01T00:00:00Z')).toBe('');
     expect(shortDate('nonsense')).toBe('');
   });
+});
+
+describe('row actions', () => {
+  it.each([
+    ['l1_profile', true],
+    ['l3_fact', true],
+    ['l6_schema', true],
+    ['l7_intention', true],
+    ['l8_entity', true],
+    ['l2_raw', false],
+    ['l4_summary', false],
+    ['l5_knowledge', false],
+  ])('a %s row has a strength: %s', (layer, want) => expect(hasStrength(layer)).toBe(want));
+
+  it.each([
+    // A raw turn has no category: editing its text must not send an empty one.
+    [{ text: 'a', category: '' }, { text: 'b', category: '' }, { content: 'b' }],
+    [{ text: 'a', category: 'fact' }, { text: 'a', category: 'preference' }, { category: 'preference' }],
+    [{ text: 'a', category: 'fact' }, { text: 'b', category: 'goal' }, { content: 'b', category: 'goal' }],
+    [{ text: 'a', category: 'fact' }, { text: 'a', category: ' fact ' }, null],
+    [{ text: 'a', category: 'fact' }, { text: 'a', category: 'fact' }, null],
+  ])('edit %j -> %j sends %j', (before, after, want) => expect(editChange(before, after)).toEqual(want));
 });

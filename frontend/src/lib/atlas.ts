@@ -37,3 +37,26 @@ export function shortDate(iso: string | null | undefined): string {
 
 /** What a row of the Atlas asks its page to do with its memory. */
 export type RowAction = 'open' | 'promote' | 'demote' | 'edit' | 'retire' | 'restore' | 'delete';
+
+/** The layers whose rows have a strength to promote or demote (the server's CuratedLayers). */
+const CURATED = new Set(['l1_profile', 'l3_fact', 'l6_schema', 'l7_intention', 'l8_entity']);
+
+/** Whether a row of this layer has a strength to change. */
+export function hasStrength(layer: string): boolean {
+  return CURATED.has(layer);
+}
+
+/**
+ * What an edit changes: only the fields that differ from the row, so a
+ * raw turn (which has no category) can have its text edited, and an edit
+ * that changes nothing sends nothing (null).
+ */
+export function editChange(
+  before: { text: string; category: string },
+  after: { text: string; category: string },
+): { content?: string; category?: string } | null {
+  const change: { content?: string; category?: string } = {};
+  if (after.text !== before.text) change.content = after.text;
+  if (after.category.trim() !== before.category.trim()) change.category = after.category;
+  return Object.keys(change).length ? change : null;
+}

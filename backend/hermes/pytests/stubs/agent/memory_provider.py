@@ -1,12 +1,15 @@
 """A stand-in for Hermes's agent/memory_provider.py, shaped like its ABC.
 
 Only the contract the plugin relies on: the abstract members, the
-defaults of the optional hooks, RecallStatus and is_trivial_prompt.
+defaults of the optional hooks, RecallStatus, is_trivial_prompt and
+spawn_context_thread.
 """
 
 from __future__ import annotations
 
+import contextvars
 import re
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import List, Optional
@@ -17,6 +20,13 @@ PRE_COMPRESS_CHECKPOINT_API_VERSION = 2
 
 def is_trivial_prompt(text: str) -> bool:
     return not text or bool(TRIVIAL_PROMPT_RE.match(text))
+
+
+def spawn_context_thread(target, *, name=None, daemon=True, args=(), kwargs=None) -> threading.Thread:
+    """As upstream: an UNSTARTED daemon thread running target under a copy
+    of the caller's contextvars (the profile's home); the caller starts it."""
+    ctx = contextvars.copy_context()
+    return threading.Thread(target=lambda: ctx.run(target, *args, **(kwargs or {})), name=name, daemon=daemon)
 
 
 @dataclass
