@@ -143,6 +143,10 @@ async function modelSettings(page) {
     await page.fill('[data-testid="set-llm_model"]', 'tiny-model');
     await page.click('[data-testid="test-connection"]');
     await page.locator('[data-testid="test-result"]', { hasText: 'Works' }).waitFor({ timeout: 20_000 });
+    // The result is for what was tried: another model clears it.
+    await page.fill('[data-testid="set-llm_model"]', 'tiny-model-2');
+    await page.locator('[data-testid="test-result"]').waitFor({ state: 'detached', timeout: 10_000 });
+    await page.fill('[data-testid="set-llm_model"]', 'tiny-model');
     check(await page.isDisabled('[data-testid="set-mode"]'), 'the mode HYATLAS_MODE pins can be changed');
     await page.fill('[data-testid="set-snapshot_keep"]', '0');
     await page.click('[data-testid="settings-save"]');
@@ -266,6 +270,27 @@ async function others(page) {
   const why = (await hit.locator('.why').textContent()).replace(/\s+/g, ' ');
   check(why.includes('keyword #1'), `the hit does not say it was the first keyword match: ${why}`);
   await page.screenshot({ path: join(SHOTS, 'recall.png'), fullPage: true });
+  await workspace(page);
+}
+
+// The workspace never drops unsaved text: another file asks first.
+async function workspace(page) {
+  await page.click('[data-testid="nav-workspace"]');
+  await page.locator('[data-testid="ws-text"]').waitFor({ timeout: 10_000 });
+  await page.waitForTimeout(300); // the file has loaded
+  await page.fill('[data-testid="ws-text"]', 'You are Hermes, and you keep notes short.');
+  await page.getByRole('tab', { name: 'MEMORY.md' }).click();
+  await page.locator('[data-testid="ws-discard"]').waitFor({ timeout: 10_000 });
+  await page.getByRole('button', { name: 'Keep editing' }).click();
+  check((await page.inputValue('[data-testid="ws-text"]')) === 'You are Hermes, and you keep notes short.',
+    'switching files lost the unsaved text');
+  await page.click('[data-testid="ws-save"]');
+  await page.locator('[data-testid="ws-dirty"]').waitFor({ state: 'detached', timeout: 10_000 });
+  await page.getByRole('tab', { name: 'MEMORY.md' }).click();
+  await page.getByRole('tab', { name: 'SOUL.md' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="ws-text"]')?.value.includes('keep notes short'),
+    null, { timeout: 10_000 });
+  check((await page.locator('[data-testid="ws-discard"]').count()) === 0, 'a saved file asked to discard');
 }
 
 async function main() {
