@@ -68,6 +68,8 @@ class HyatlasMemoryProvider(MemoryProvider):
         self.platform = str(kwargs.get("platform") or "")
         self.writes = str(kwargs.get("agent_context") or "primary") == "primary"
         self.client.timeout = 5.0
+        if self.writes and self.hermes_home:
+            self.writer.attach(os.path.join(self.hermes_home, "hyatlas", "outbox"))
         if self.settings["auto_start"] and self.writes:
             try:
                 self.client.request("GET", "/healthz", timeout=0.5)

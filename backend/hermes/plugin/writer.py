@@ -1,9 +1,13 @@
 """The background writer: every write to the app goes through one queue,
 in order, on one thread, so no hook ever waits for the network.
 
-While the app is down, writes wait in memory (up to MAX_QUEUED; beyond
-that the oldest are dropped and counted) and go out when it answers again.
-The first failure logs one warning; the app coming back logs one line.
+While the app is down, writes wait (up to MAX_QUEUED; beyond that the
+oldest are dropped and counted) and go out when it answers again. Once the
+provider knows Hermes's home, the queue is also kept in an outbox file
+(see outbox.py): what is still queued when Hermes stops, or when the
+process dies, is sent by the next session. (The one write in flight at
+that moment may be sent twice.) The first failure logs one warning; the
+app coming back logs one line.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import logging
 import threading
 import time
 
+from . import outbox
 from .client import ApiError, Unreachable
 
 log = logging.getLogger("hyatlas.hermes")
@@ -77,7 +82,9 @@ def spawn(fn, name):
 
 
 class Writer:
-    """Sends queued calls in order; call(method, path, body) is one item."""
+    """Sends queued calls in order; (seq, method, path, body) is one item.
+    With an outbox attached, every queued item is also in its file until it
+    is done, so it outlives the process."""
 
     def __init__(self, client, health: Health):
         self.client, self.health = client, health
@@ -86,22 +93,64 @@ class Writer:
         self._busy = False
         self._closed = False
         self._thread = None
+        self._outbox = None
+        self._seq = 0
         self.dropped = 0
         self.sent = 0
+
+    def attach(self, folder: str) -> int:
+        """Keeps the queue in an outbox file in folder from now on, and queues
+        first the writes earlier writers left there; returns how many."""
+        with self._cv:
+            if self._outbox is not None or self._closed or not folder:
+                return 0
+            try:
+                self._outbox = outbox.Outbox(folder)
+            except OSError as e:
+                log.warning("HyAtlas writes are kept in memory only: %s", e.strerror or type(e).__name__)
+                return 0
+            left = outbox.claim_orphans(folder)
+            old = list(self._q)
+            self._q.clear()
+            for method, path, body in left:
+                self._enqueue(method, path, body)
+            for _, method, path, body in old:
+                self._enqueue(method, path, body)
+            if self._q:
+                self._wake()
+        if left:
+            log.info("HyAtlas: %d writes left by an earlier session are queued again", len(left))
+        return len(left)
 
     def put(self, method: str, path: str, body: dict):
         with self._cv:
             if self._closed:
                 return
             if len(self._q) >= MAX_QUEUED:
-                self._q.popleft()
+                seq = self._q.popleft()[0]
+                if self._outbox is not None:
+                    self._outbox.done(seq)
                 self.dropped += 1
                 if self.dropped == 1:
                     log.warning("HyAtlas writes are piling up while the app is down; the oldest are being dropped")
-            self._q.append((method, path, body))
-            if self._thread is None:
-                self._thread = spawn(self._run, "hyatlas-writer")
-            self._cv.notify_all()
+            self._enqueue(method, path, body)
+            self._wake()
+
+    def _enqueue(self, method, path, body):
+        """Queues one item (and writes it to the outbox); holds self._cv."""
+        self._seq += 1
+        if self._outbox is not None:
+            try:
+                self._outbox.add(self._seq, method, path, body)
+            except (OSError, ValueError):
+                pass  # the file is a safety net; the queue still has the write
+        self._q.append((self._seq, method, path, body))
+
+    def _wake(self):
+        """Starts the sending thread once and wakes it; holds self._cv."""
+        if self._thread is None:
+            self._thread = spawn(self._run, "hyatlas-writer")
+        self._cv.notify_all()
 
     def pending(self) -> int:
         with self._cv:
@@ -124,6 +173,26 @@ class Writer:
         with self._cv:
             self._closed = True
             self._cv.notify_all()
+            left = len(self._q)
+            if self._outbox is not None:
+                self._outbox.close(keep=left > 0)
+                if left:
+                    log.info("HyAtlas: %d writes wait in %s; the next Hermes session sends them", left, self._outbox.path)
+            elif left:
+                log.warning("HyAtlas: %d writes are not sent yet and there is no Hermes home to keep them in: "
+                            "they are lost if this process ends first", left)
+
+    def _journal_done(self, seq):
+        """Marks an item done in the outbox, emptying it with the queue; holds self._cv."""
+        if self._outbox is None or self._closed:
+            return
+        try:
+            if self._q:
+                self._outbox.done(seq)
+            else:
+                self._outbox.clear()
+        except (OSError, ValueError):
+            pass
 
     def _run(self):
         delay, tries = RETRY_FIRST, 0  # tries: refusals of the item at the head, by a transient status
@@ -131,11 +200,11 @@ class Writer:
             with self._cv:
                 while not self._q and not self._closed:
                     self._cv.wait()
-                if self._closed and not self._q:
-                    return
+                if self._closed and (self._outbox is not None or not self._q):
+                    return  # what is left stays in the outbox for the next session
                 item = self._q[0]
                 self._busy = True
-            method, path, body = item
+            seq, method, path, body = item
             done = True
             try:
                 self.client.request(method, path, body, timeout=WRITE_TIMEOUT)
@@ -158,6 +227,7 @@ class Writer:
             with self._cv:
                 if done and self._q and self._q[0] is item:
                     self._q.popleft()
+                    self._journal_done(seq)
                 self._busy = False
                 self._cv.notify_all()
                 if not done:

@@ -53,8 +53,11 @@ def live_rows(user, layer=""):
 
 
 def new_provider(test, plugin_dir=PLUGIN, session="s1", **init):
+    """An initialised provider. Its Hermes home is a fresh folder unless given,
+    so one test's outbox (writes a down app never took) is never sent by another."""
     p = hyatlas.HyatlasMemoryProvider(plugin_dir)
-    kw = dict(hermes_home=HOME, platform="cli", agent_context="primary", agent_identity="hermes")
+    kw = dict(hermes_home=tempfile.mkdtemp(prefix="hermes-home-"), platform="cli", agent_context="primary",
+              agent_identity="hermes")
     kw.update(init)
     p.initialize(session, **kw)
     test.addCleanup(p.shutdown)

@@ -165,6 +165,51 @@ class ScriptedApp:
         self.server.server_close()
 
 
+class Outbox(unittest.TestCase):
+    """Writes Hermes handed over outlive the process: the next session sends them."""
+
+    def test_writes_left_at_shutdown_are_sent_by_the_next_session(self):
+        user, home = unique_user(), tempfile.mkdtemp(prefix="hermes-outbox-")
+        down = plugin_dir_for(f"http://127.0.0.1:{closed_port()}")
+        a = new_provider(self, plugin_dir=down, hermes_home=home, user_id=user)
+        a.sync_turn("Outbox test: the van is orange.", "Orange van noted.", session_id="o1")
+        a.on_memory_write("add", "user", "Outbox test: prefers orange vans")
+        # Another session of the same Hermes, opened meanwhile, leaves a's file alone.
+        b = new_provider(self, plugin_dir=down, hermes_home=home, user_id=user)
+        self.assertEqual(b.writer.pending(), 0)
+        a.writer.close(0.2)
+        folder = os.path.join(home, "hyatlas", "outbox")
+        self.assertEqual(len([n for n in os.listdir(folder) if os.path.getsize(os.path.join(folder, n))]), 1)
+        # The app is back: the next session sends them first.
+        c = new_provider(self, hermes_home=home, user_id=user)
+        self.assertTrue(c.writer.flush(15))
+        self.assertEqual(len(live_rows(user)), 2)
+        self.assertEqual([n for n in os.listdir(folder) if os.path.getsize(os.path.join(folder, n))], [],
+                         "sent writes are still in the outbox")
+
+    def test_writes_survive_the_process_dying(self):
+        import subprocess
+        import sys
+        user, home = unique_user(), tempfile.mkdtemp(prefix="hermes-crash-")
+        down = plugin_dir_for(f"http://127.0.0.1:{closed_port()}")
+        here = os.path.dirname(os.path.abspath(__file__))
+        code = (f"import os, sys; sys.path[:0] = [{os.path.join(here, 'stubs')!r}, {os.path.dirname(down)!r}, "
+                f"{os.path.dirname(os.path.dirname(hyatlas.__file__))!r}]\n"
+                "import hyatlas\n"
+                f"p = hyatlas.HyatlasMemoryProvider({down!r})\n"
+                f"p.initialize('crash', hermes_home={home!r}, user_id={user!r}, agent_context='primary')\n"
+                "p.sync_turn('Crash test: the kayak is yellow.', 'Yellow kayak noted.', session_id='crash')\n"
+                "os._exit(0)  # no shutdown: the process just ends\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        c = new_provider(self, hermes_home=home, user_id=user)
+        self.assertTrue(c.writer.flush(15))
+        rows = live_rows(user)
+        self.assertEqual(len(rows), 1, rows)
+        self.assertIn("kayak is yellow", rows[0]["content"])
+
+
 class Misbehaving(unittest.TestCase):
     def test_a_stale_discovery_file_gets_no_token(self):
         # The app quit and another program took its port: the discovery
