@@ -50,16 +50,10 @@ def read_json(path: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def app_running(discovery: dict) -> bool:
-    """Whether the process that wrote the discovery file still runs. pid 0
-    (written by the installer) means the app has not run since; where a
-    process cannot be probed without side effects (not POSIX) the answer
-    is yes."""
-    try:
-        pid = int(discovery.get("pid") or 0)
-    except (TypeError, ValueError):
-        return False
-    if os.name != "posix":
+def pid_alive(pid: int) -> bool:
+    """Whether process pid runs. Where a process cannot be probed without
+    side effects (not POSIX) the answer is yes."""
+    if pid == os.getpid() or os.name != "posix":
         return True
     if pid <= 0:
         return False
@@ -67,11 +61,18 @@ def app_running(discovery: dict) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # the pid is another user's process now
+    except OSError:  # PermissionError: another user's process has the pid now
         return False
-    except OSError:
-        return True
     return True
+
+
+def app_running(discovery: dict) -> bool:
+    """Whether the process that wrote the discovery file still runs. pid 0
+    (written by the installer) means the app has not run since."""
+    try:
+        return pid_alive(int(discovery.get("pid") or 0))
+    except (TypeError, ValueError):
+        return False
 
 
 class Client:

@@ -22,24 +22,10 @@ import os
 import secrets
 import threading
 
+from .client import pid_alive
+
 _live: set[str] = set()  # the files of open writers in this process
 _live_lock = threading.Lock()
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether process pid runs. Where a process cannot be probed without
-    side effects (not POSIX) another process's files count as alive."""
-    if pid == os.getpid() or os.name != "posix":
-        return True
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # PermissionError: another user's process has the pid now
-        return False
-    return True
 
 
 class Outbox:

@@ -91,14 +91,14 @@ def point_at(plugin_dir: str, address: str):
         json.dump({"address": address, "token_file": DISCOVERY["token_file"], "auth": True, "pid": os.getpid()}, f)
 
 
-class SlowApp:
-    """A stand-in app whose search answers fast or after `delay` seconds."""
-
-    HIT = {"memory_id": "m-slow-1", "content": "Foxtrot runs on Postgres 16", "score": 0.91, "layer": "l3_fact",
-           "event_at": "2026-11-01T09:00:00Z", "gmt_created": 1793000000}
+class StandInApp:
+    """A stand-in app on a loopback port: it records each request (path and
+    Authorization) and answers answer(path) (a status and a JSON body)
+    after `delay` seconds."""
 
     def __init__(self):
         self.delay = 0.0
+        self.seen = []
         app = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -107,14 +107,17 @@ class SlowApp:
 
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                path = self.path.split("?")[0]
+                app.seen.append((path, self.headers.get("Authorization", "")))
                 time.sleep(app.delay)
-                body = json.dumps({"memories": {"normal": [app.HIT]}, "order": ["normal"]}).encode()
+                status, body = app.answer(path)
+                raw = json.dumps(body).encode()
                 try:
-                    self.send_response(200)
+                    self.send_response(status)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
+                    self.send_header("Content-Length", str(len(raw)))
                     self.end_headers()
-                    self.wfile.write(body)
+                    self.wfile.write(raw)
                 except OSError:
                     pass
 
@@ -125,7 +128,34 @@ class SlowApp:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.address = f"http://127.0.0.1:{self.server.server_address[1]}"
 
+    def answer(self, path):
+        return 200, {}
+
     def close(self):
         self.delay = 0
         self.server.shutdown()
         self.server.server_close()
+
+
+class SlowApp(StandInApp):
+    """A stand-in app whose search answers fast or after `delay` seconds."""
+
+    HIT = {"memory_id": "m-slow-1", "content": "Foxtrot runs on Postgres 16", "score": 0.91, "layer": "l3_fact",
+           "event_at": "2026-11-01T09:00:00Z", "gmt_created": 1793000000}
+
+    def answer(self, path):
+        return 200, {"memories": {"normal": [self.HIT]}, "order": ["normal"]}
+
+
+class ScriptedApp(StandInApp):
+    """A stand-in app that answers from a script: a list of (status, body)
+    per path, the last one repeated."""
+
+    def __init__(self, script: dict):
+        self.script = script
+        super().__init__()
+
+    def answer(self, path):
+        answers = self.script.get(path) or [(200, {})]
+        return answers.pop(0) if len(answers) > 1 else answers[0]
+

@@ -11,8 +11,8 @@ import tempfile
 import time
 import unittest
 
-from helpers import (DISCOVERY, HOME, SlowApp, closed_port, hyatlas, live_rows, new_provider, plugin_dir_for,
-                     point_at, unique_user)
+from helpers import (DISCOVERY, HOME, ScriptedApp, SlowApp, closed_port, hyatlas, live_rows, new_provider,
+                     plugin_dir_for, point_at, unique_user)
 
 SECRET = "sk-proj-9f8e7d6c5b4a39281726354433221100"
 
@@ -123,46 +123,6 @@ class Secrets(unittest.TestCase):
             p.writer.flush(1.0)
         self.assertNotIn(SECRET, log.text())
         self.assertNotIn(SECRET[:12], log.text())
-
-
-class ScriptedApp:
-    """A stand-in app that records each request (path and Authorization)
-    and answers from a script: a list of (status, body) per path, the
-    last one repeated."""
-
-    def __init__(self, script: dict):
-        import http.server
-        import threading
-        self.seen, self.script = [], script
-        app = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                path = self.path.split("?")[0]
-                app.seen.append((path, self.headers.get("Authorization", "")))
-                answers = app.script.get(path) or [(200, {})]
-                status, body = answers.pop(0) if len(answers) > 1 else answers[0]
-                raw = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            do_GET = do_POST
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.address = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 class Outbox(unittest.TestCase):
