@@ -40,6 +40,9 @@ func TestModels_OfflineListAndRefusedDownload(t *testing.T) {
 	if out, code = in.Run("models", "frobnicate"); code != 2 {
 		t.Errorf("bad verb: %d %s", code, out)
 	}
+	if out, code = in.Run("models", "remove", "bge-small"); code != 0 || !strings.Contains(out, "was not installed: nothing to remove") {
+		t.Errorf("remove a model that is not installed (offline): %d %s", code, out)
+	}
 }
 
 // TestModels_RemoteInstallReportsFailure: through a running server, the
@@ -54,6 +57,9 @@ func TestModels_RemoteInstallReportsFailure(t *testing.T) {
 	}
 	if out, code = in.Run("models", "list"); code != 0 || !strings.Contains(out, "not installed") {
 		t.Errorf("list after a failed install: %d %s", code, out)
+	}
+	if out, code = in.Run("models", "remove", "bge-small"); code != 0 || !strings.Contains(out, "was not installed: nothing to remove") {
+		t.Errorf("remove a model that is not installed (through the server): %d %s", code, out)
 	}
 }
 

@@ -46,15 +46,8 @@ func runModels(ctx context.Context, e Env, args []string) error {
 	case "install":
 		return installRemote(ctx, e, c, name)
 	case "remove":
-		list, err := c.Models(ctx)
+		was, err := c.RemoveModel(ctx, name)
 		if err != nil {
-			return err
-		}
-		was := false
-		for _, m := range list {
-			was = was || (m.Name == name && m.Installed)
-		}
-		if err := c.RemoveModel(ctx, name); err != nil {
 			return err
 		}
 		fmt.Fprintln(e.Stdout, removedLine(name, was))

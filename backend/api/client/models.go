@@ -31,9 +31,13 @@ func (c *Client) VerifyModel(ctx context.Context, name string) error {
 	return c.Do(ctx, "POST", "/api/v1/models/"+url.PathEscape(name)+"/verify", nil, nil)
 }
 
-// RemoveModel deletes a model's files.
-func (c *Client) RemoveModel(ctx context.Context, name string) error {
-	return c.Do(ctx, "DELETE", "/api/v1/models/"+url.PathEscape(name), nil, nil)
+// RemoveModel deletes a model's files; removed is false when it was not installed.
+func (c *Client) RemoveModel(ctx context.Context, name string) (removed bool, err error) {
+	var out struct {
+		Removed bool `json:"removed"` // false: it was not installed
+	}
+	err = c.Do(ctx, "DELETE", "/api/v1/models/"+url.PathEscape(name), nil, &out)
+	return out.Removed, err
 }
 
 // Events streams live events whose type starts with one of the prefixes
