@@ -68,27 +68,27 @@ type consolidateVars struct {
 type consolidateReply struct {
 	Merges list[struct {
 		IDs  flexStrings `json:"ids"`
-		Text flexString  `json:"text"`
+		Text prose       `json:"text"`
 	}] `json:"merges"`
 	Drops list[struct {
 		ID     flexString `json:"id"`
 		Reason flexString `json:"reason"`
 	}] `json:"drops"`
 	Schemas list[struct {
-		Text     flexString  `json:"text"`
+		Text     prose       `json:"text"`
 		Evidence flexStrings `json:"evidence"`
 	}] `json:"schemas"`
 	Edges list[struct {
-		From      flexString  `json:"from"`
+		From      prose       `json:"from"`
 		FromType  flexString  `json:"from_type"`
 		Relation  flexString  `json:"relation"`
-		To        flexString  `json:"to"`
+		To        prose       `json:"to"`
 		ToType    flexString  `json:"to_type"`
 		Exclusive flexString  `json:"exclusive"`
 		ValidFrom flexString  `json:"valid_from"`
 		Evidence  flexStrings `json:"evidence"`
 	}] `json:"edges"`
-	Arc flexString `json:"arc"`
+	Arc prose `json:"arc"`
 }
 
 // Consolidate sends one topic cluster and reads the reply into a plan. A
@@ -134,35 +134,32 @@ func (e *Extractor) Consolidate(ctx context.Context, req memory.ConsolidateReque
 func (r consolidateReply) plan(loc *time.Location, graph bool) memory.ConsolidatePlan {
 	var p memory.ConsolidatePlan
 	for _, m := range r.Merges[:min(len(r.Merges), maxMerges)] {
-		p.Merges = append(p.Merges, memory.PlannedMerge{IDs: cleanIDs(m.IDs, maxEvidenceIDs), Text: clip(string(m.Text))})
+		p.Merges = append(p.Merges, memory.PlannedMerge{IDs: cleanIDs(m.IDs, maxEvidenceIDs), Text: clipText(string(m.Text))})
 	}
 	for _, d := range r.Drops[:min(len(r.Drops), maxDrops)] {
 		p.Drops = append(p.Drops, memory.PlannedDrop{ID: strings.TrimSpace(string(d.ID)), Reason: clip(string(d.Reason))})
 	}
 	for _, s := range r.Schemas[:min(len(r.Schemas), maxSchemas)] {
-		p.Schemas = append(p.Schemas, memory.PlannedSchema{Text: clip(string(s.Text)), Evidence: cleanIDs(s.Evidence, maxEvidenceIDs)})
+		p.Schemas = append(p.Schemas, memory.PlannedSchema{Text: clipText(string(s.Text)), Evidence: cleanIDs(s.Evidence, maxEvidenceIDs)})
 	}
 	if !graph {
 		return p
 	}
 	for _, e := range r.Edges[:min(len(r.Edges), maxEdges)] {
 		p.Edges = append(p.Edges, memory.PlannedEdge{
-			From: clip(string(e.From)), To: clip(string(e.To)),
+			From: clipText(string(e.From)), To: clipText(string(e.To)),
 			FromType: normKind(string(e.FromType)), ToType: normKind(string(e.ToType)),
 			Relation: clip(string(e.Relation)), Exclusive: strings.EqualFold(strings.TrimSpace(string(e.Exclusive)), "true"),
 			ValidFrom: ParseDate(string(e.ValidFrom), loc), Evidence: cleanIDs(e.Evidence, maxEvidenceIDs),
 		})
 	}
-	p.Arc = clip(string(r.Arc))
-	if strings.EqualFold(p.Arc, "null") {
-		p.Arc = ""
-	}
+	p.Arc = clipText(string(r.Arc))
 	return p
 }
 
 type crossReply struct {
 	Patterns list[struct {
-		Text    flexString  `json:"text"`
+		Text    prose       `json:"text"`
 		Schemas flexStrings `json:"schemas"`
 	}] `json:"patterns"`
 }
@@ -187,7 +184,7 @@ func (e *Extractor) CrossSchemas(ctx context.Context, req memory.CrossSchemaRequ
 	}
 	var out []memory.PlannedSchema
 	for _, p := range r.Patterns[:min(len(r.Patterns), maxPatterns)] {
-		out = append(out, memory.PlannedSchema{Text: clip(string(p.Text)), Evidence: cleanIDs(p.Schemas, maxEvidenceIDs)})
+		out = append(out, memory.PlannedSchema{Text: clipText(string(p.Text)), Evidence: cleanIDs(p.Schemas, maxEvidenceIDs)})
 	}
 	return out, nil
 }

@@ -160,6 +160,13 @@ func TestExtractParse(t *testing.T) {
 				IntentionsDone: []string{"i_3"},
 				Entities:       []memory.EntityPage{{Name: "Tea", Kind: "concept"}},
 			}},
+		{"numbers, booleans and placeholders are no texts", `{"facts":[{"text":42},{"text":true},{"text":"null"},{"text":"N/A"},{"text":"None."},{"text":"Dana leads QA."}],
+			"intentions":[{"goal":7},{"goal":"none"}],"entities":[{"name":123,"kind":"other"},{"name":"Dana","kind":"person","state":{"allergies":"none"},"summary":"null"}],
+			"experiences":[{"task":"t","lesson":false}]}`,
+			memory.ExtractPlan{
+				Facts:    []memory.PlannedFact{{Text: "Dana leads QA.", Label: "project_state"}},
+				Entities: []memory.EntityPage{{Name: "Dana", Kind: "person", State: map[string]string{"allergies": "none"}}},
+			}},
 		{"text caps", `{"facts":[{"text":"` + long + `"}],"experiences":[{"task":"` + long + `","lesson":"l"}]}`,
 			memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: clipped, Label: "project_state"}}, Experiences: []memory.PlannedExperience{{Task: clipped, Lesson: "l"}}}},
 	}

@@ -67,6 +67,21 @@ func scalar(b []byte) string {
 	return ""
 }
 
+// prose reads a free text (a fact, a goal, a name, a lesson): only a JSON
+// string counts. A number or a boolean in its place is no memory ("42",
+// "true" were stored as facts), so it reads as empty and the item is
+// dropped.
+type prose string
+
+func (s *prose) UnmarshalJSON(b []byte) error {
+	var v string
+	if json.Unmarshal(b, &v) != nil {
+		v = ""
+	}
+	*s = prose(v)
+	return nil
+}
+
 // flexStrings reads an array of scalars, or one scalar, as strings.
 type flexStrings []string
 

@@ -18,7 +18,7 @@ type reply struct {
 }
 
 type factReply struct {
-	Text     flexString  `json:"text"`
+	Text     prose       `json:"text"`
 	Label    flexString  `json:"label"`
 	EventAt  flexString  `json:"event_at"`
 	Replaces flexStrings `json:"replaces"`
@@ -28,7 +28,7 @@ type factReply struct {
 // UnmarshalJSON also takes a bare string as the fact's text.
 func (f *factReply) UnmarshalJSON(b []byte) error {
 	if s, ok := bareString(b); ok {
-		*f = factReply{Text: flexString(s)}
+		*f = factReply{Text: prose(s)}
 		return nil
 	}
 	type plain factReply
@@ -36,14 +36,14 @@ func (f *factReply) UnmarshalJSON(b []byte) error {
 }
 
 type intentionReply struct {
-	Goal  flexString `json:"goal"`
+	Goal  prose      `json:"goal"`
 	DueAt flexString `json:"due_at"`
 }
 
 // UnmarshalJSON also takes a bare string as the goal.
 func (in *intentionReply) UnmarshalJSON(b []byte) error {
 	if s, ok := bareString(b); ok {
-		*in = intentionReply{Goal: flexString(s)}
+		*in = intentionReply{Goal: prose(s)}
 		return nil
 	}
 	type plain intentionReply
@@ -51,15 +51,15 @@ func (in *intentionReply) UnmarshalJSON(b []byte) error {
 }
 
 type entityReply struct {
-	Name    flexString `json:"name"`
+	Name    prose      `json:"name"`
 	Kind    flexString `json:"kind"`
 	State   flexState  `json:"state"`
-	Summary flexString `json:"summary"`
+	Summary prose      `json:"summary"`
 }
 
 type experienceReply struct {
-	Task   flexString `json:"task"`
-	Lesson flexString `json:"lesson"`
+	Task   prose `json:"task"`
+	Lesson prose `json:"lesson"`
 }
 
 func bareString(b []byte) (string, bool) {
@@ -74,7 +74,7 @@ func (r reply) plan(loc *time.Location) memory.ExtractPlan {
 	var p memory.ExtractPlan
 	seen := map[string]bool{}
 	for _, f := range r.Facts {
-		text := clip(string(f.Text))
+		text := clipText(string(f.Text))
 		if text == "" || seen[memory.NormalizeText(text)] || len(p.Facts) == maxFacts {
 			continue
 		}
@@ -92,7 +92,7 @@ func (r reply) plan(loc *time.Location) memory.ExtractPlan {
 		})
 	}
 	for _, in := range r.Intentions {
-		goal := clip(string(in.Goal))
+		goal := clipText(string(in.Goal))
 		if goal == "" || len(p.Intentions) == maxIntentions {
 			continue
 		}
@@ -101,7 +101,7 @@ func (r reply) plan(loc *time.Location) memory.ExtractPlan {
 	p.IntentionsDone = cleanIDs(r.IntentionsDone, maxDone)
 	p.Entities = entities(r.Entities)
 	for _, x := range r.Experiences {
-		task, lesson := clip(string(x.Task)), clip(string(x.Lesson))
+		task, lesson := clipText(string(x.Task)), clipText(string(x.Lesson))
 		if task == "" || lesson == "" || len(p.Experiences) == maxExperiences {
 			continue
 		}
@@ -117,7 +117,7 @@ func entities(in []entityReply) []memory.EntityPage {
 	var out []memory.EntityPage
 	index := map[string]int{}
 	for _, e := range in {
-		name := clip(string(e.Name))
+		name := clipText(string(e.Name))
 		if name == "" {
 			continue
 		}
@@ -136,7 +136,7 @@ func entities(in []entityReply) []memory.EntityPage {
 			pg.Kind = normKind(string(e.Kind))
 		}
 		if pg.Summary == "" {
-			pg.Summary = clip(string(e.Summary))
+			pg.Summary = clipText(string(e.Summary))
 		}
 		for _, kv := range e.State {
 			k, v := clip(kv[0]), clip(kv[1])
@@ -158,6 +158,18 @@ func entities(in []entityReply) []memory.EntityPage {
 // clip trims a text and caps it at maxTextRunes runes.
 func clip(s string) string {
 	return strings.TrimSpace(truncRunes(strings.TrimSpace(s), maxTextRunes))
+}
+
+// clipText is clip for a text that becomes a memory or a name: a
+// placeholder a model writes for "nothing" ("null", "none", "N/A") is no
+// text. (A state value keeps them: "allergies: none" says something.)
+func clipText(s string) string {
+	s = clip(s)
+	switch strings.ToLower(strings.Trim(s, " .")) {
+	case "null", "none", "nil", "n/a", "na", "undefined", "unknown", "-", "", "…":
+		return ""
+	}
+	return s
 }
 
 // cleanIDs trims ids (and one pair of brackets or quotes a model may copy

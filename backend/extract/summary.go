@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -73,10 +74,22 @@ func (e *Extractor) Summarize(ctx context.Context, req memory.SummaryRequest) (s
 		return "", fmt.Errorf("extract: %s: %w", purpose, err)
 	}
 	out = clip(truncRunes(cleanReply(out), maxSummaryRunes))
-	if out == "" {
+	switch {
+	case out == "":
 		return "", fmt.Errorf("extract: %s: empty reply: %w", purpose, memory.ErrUnparseable)
+	case isJSONValue(out):
+		// A summary is prose; a JSON reply is a model (or endpoint) answering
+		// another question, and stored it would be recalled on every query.
+		return "", fmt.Errorf("extract: %s: the reply is JSON, not a summary: %w", purpose, memory.ErrUnparseable)
 	}
 	return out, nil
+}
+
+// isJSONValue reports whether s (a cleaned reply: no code fence) is one
+// JSON object or array.
+func isJSONValue(s string) bool {
+	s = strings.TrimSpace(s)
+	return (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && json.Valid([]byte(s))
 }
 
 type reconcileReply struct {

@@ -25,6 +25,10 @@ func TestSummarize(t *testing.T) {
 			"Fixed the nightly backup by moving it to /srv/backups. Rotation is still open.", nil, PurposeEpisode},
 		{"now with think and fence", nowRequest, answer{text: "<think>hmm</think>\n```\nAtlas launch on 2026-12-04.\n```"}, "Atlas launch on 2026-12-04.", nil, PurposeNow},
 		{"empty reply", nowRequest, answer{text: " \n "}, "", memory.ErrUnparseable, PurposeNow},
+		// An endpoint answering every call with an extraction plan must not become the Now page.
+		{"a JSON reply", nowRequest, answer{text: `{"facts": [{"text": "The user likes green tea"}], "intentions": []}`}, "", memory.ErrUnparseable, PurposeNow},
+		{"a fenced JSON reply", episodeRequest, answer{text: "```json\n[\"a\", \"b\"]\n```"}, "", memory.ErrUnparseable, PurposeEpisode},
+		{"prose with braces", nowRequest, answer{text: "Working on {Atlas}: launch Friday."}, "Working on {Atlas}: launch Friday.", nil, PurposeNow},
 		{"only reasoning", episodeRequest, answer{text: "<think>I should"}, "", memory.ErrUnparseable, PurposeEpisode},
 		{"provider error", episodeRequest, answer{err: fmt.Errorf("429: %w", memory.ErrProvider)}, "", memory.ErrProvider, PurposeEpisode},
 		{"unparseable from the completer", nowRequest, answer{err: fmt.Errorf("x: %w", memory.ErrUnparseable)}, "", memory.ErrUnparseable, PurposeNow},
