@@ -216,11 +216,7 @@ func (e *Engine) catchUpLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-refresh.C:
-			was := e.x.state()
-			e.x.refreshKey(ctx, 10*time.Second)
-			if was != memory.LLMOK && e.x.state() == memory.LLMOK {
-				e.keyChanged() // a key file appeared, or the keyring answered late
-			}
+			e.x.refreshKey(ctx, 10*time.Second) // a key file that appeared queues its writes
 			continue
 		case <-tick:
 		case <-e.x.kick:

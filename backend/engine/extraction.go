@@ -37,6 +37,8 @@ type extraction struct {
 	// kept and queued as always, and extracted once it is resumed.
 	paused atomic.Bool
 	resume chan struct{}
+	// keyArrived is called when a check finds a key where there was none.
+	keyArrived func()
 }
 
 // newExtraction builds the key source and, when an endpoint is configured,
@@ -47,8 +49,11 @@ func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http
 	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{Keyring: kr, File: cfg.KeyFile, Env: cfg.Key,
 		Warn: func(msg string) { e.log.Warn(msg) }})
 	x.keys.OnChange(func() {
-		x.refreshKey(context.Background(), 10*time.Second)
-		e.keyChanged()
+		was := x.keySet.Load()
+		x.refreshKey(context.Background(), 10*time.Second) // a key where there was none: keyArrived
+		if was && x.keySet.Load() {
+			e.keyChanged() // a key replaced by another: writes that failed with the old one go again
+		}
 	})
 	if !e.Config.Mode.UsesLLM() || !cfg.Configured() {
 		return x // no call to make: the keyring is not even read
@@ -57,7 +62,7 @@ func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http
 	// most 2 seconds, and the catch-up loop reads it again later.
 	x.refreshKey(ctx, 2*time.Second)
 	ccfg := llm.Config{
-		Primary:    llm.Endpoint{Base: cfg.Base, Model: cfg.Model, Key: x.key},
+		Primary:    llm.Endpoint{Base: cfg.Base, Model: cfg.Model, Key: x.keyForCall},
 		Timeout:    cfg.Timeout,
 		UserAgent:  "HyAtlas/" + Version + " (+memory extraction)",
 		Ledger:     e.ledger,
@@ -72,6 +77,7 @@ func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http
 		ccfg.Fallback = fb
 	}
 	x.client = llm.New(ccfg)
+	x.keyArrived = e.keyChanged // only now: the first check above finds what start-up queues anyway
 	return x
 }
 
@@ -81,14 +87,34 @@ func (x *extraction) key(ctx context.Context) (string, error) {
 	return k, err
 }
 
+// errNoKey stops a call to an endpoint elsewhere when no key is set.
+var errNoKey = errors.New("no key is set for an endpoint on another machine")
+
+// keyForCall is the primary key for one call. An endpoint on another
+// machine gets no call without a key: the write's text stays here (a key
+// file removed since the last check), and status says awaiting_key at once
+// rather than at the next check.
+func (x *extraction) keyForCall(ctx context.Context) (string, error) {
+	k, err := x.key(ctx)
+	if err == nil && k == "" && !isLocal(x.cfg.Base) {
+		x.keySet.Store(false)
+		return "", errNoKey
+	}
+	return k, err
+}
+
 // refreshKey reads whether a key is set (never the key itself), waiting
-// at most limit for the keyring.
+// at most limit for the keyring. A key that arrived (none was set before)
+// queues the writes waiting for it at once, whichever check saw it first.
 func (x *extraction) refreshKey(ctx context.Context, limit time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	isSet, _, _, err := x.keys.Status(ctx)
-	if err == nil {
-		x.keySet.Store(isSet)
+	if err != nil {
+		return
+	}
+	if was := x.keySet.Swap(isSet); !was && isSet && x.keyArrived != nil {
+		x.keyArrived()
 	}
 }
 
@@ -136,7 +162,7 @@ func (e *Engine) keyChanged() { e.queueUnfinished() }
 // after a key arrives, and after a restore (the restored data has its own
 // queue, which the one in memory knows nothing of).
 func (e *Engine) queueUnfinished() {
-	if e.x.state() != memory.LLMOK || e.x.queue == nil || e.Memory == nil {
+	if e.x == nil || e.x.state() != memory.LLMOK || e.x.queue == nil || e.Memory == nil {
 		return
 	}
 	e.background(func(ctx context.Context) {
