@@ -80,7 +80,10 @@ func (s *Service) applyPlan(ctx context.Context, job *clusterJob, plan Consolida
 // while the model was thinking (edited by hand, or a snapshot restored)
 // is left alone: the model judged a text that is no longer there.
 func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan ConsolidatePlan, now time.Time, out *clusterOutcome) error {
-	unlock := s.lockOwner(job.rowOwner)
+	unlock, err := s.lockOwner(ctx, job.rowOwner)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	current, err := s.store.GetMany(ctx, job.order)
 	if err != nil {

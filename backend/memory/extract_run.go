@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -68,7 +67,10 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 	}
 	// One extraction at a time per person: each must see the facts the
 	// one before it promoted, or two could replace the same fact.
-	unlock := s.lockOwner(raw.Owner)
+	unlock, err := s.lockOwner(ctx, raw.Owner)
+	if err != nil {
+		return StatusPending, fmt.Errorf("%w: %v", ErrProvider, err) // still pending; nothing was tried
+	}
 	defer unlock()
 	req, err := s.extractRequest(ctx, raw)
 	if err != nil {
@@ -117,12 +119,32 @@ func (s *Service) WritePipeline() string {
 	return "ok"
 }
 
+// defaultSyncWait bounds how long a write waits for its own extraction
+// (sync mode): a slow or hung endpoint, or another extraction for the same
+// person ahead of it, must not hold the agent's write call past the
+// timeouts clients use.
+const defaultSyncWait = 25 * time.Second
+
 // extractNow runs the extraction of a write the caller waits for (sync
-// mode) and turns its outcome into the write's status. The write itself
+// mode), at most the sync wait, and turns its outcome into the write's status. The write itself
 // is already durable; nothing here can lose it.
 func (s *Service) extractNow(ctx context.Context, id string) ExtractionStatus {
-	st, err := s.ExtractOne(ctx, id)
-	if err != nil {
+	limit := s.cfg.Extraction.SyncWait
+	if limit <= 0 {
+		limit = defaultSyncWait
+	}
+	wait, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	st, err := s.ExtractOne(wait, id)
+	switch {
+	case err == nil && st != StatusPending:
+		return st // done or failed, even if only just in time
+	case errors.Is(wait.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		// The caller has waited long enough: the write answers pending and
+		// the workers extract it (a call cut short counts no try).
+		s.enqueue(id)
+		return StatusPending
+	case err != nil:
 		// Provider errors and store trouble alike leave the row queued.
 		return StatusPending
 	}
@@ -182,19 +204,29 @@ func statusOf(m Memory) ExtractionStatus {
 // lockOwner serialises extraction for a person: it locks every user id in
 // the writer's alias scope, in sorted order (so two scopes that overlap,
 // as with groups "a,b;b,c", always share a lock and never deadlock).
-func (s *Service) lockOwner(o Owner) func() {
+//
+// Waiting for a lock ends with ctx (a write that waits for its extraction
+// gives up after its sync wait, not after the extraction before it): the
+// locks taken so far are released and ctx's error returned.
+func (s *Service) lockOwner(ctx context.Context, o Owner) (func(), error) {
 	ids := s.cfg.Aliases.Expand(o.UserID) // sorted
-	locks := make([]*sync.Mutex, len(ids))
-	for i, id := range ids {
-		mu, _ := s.ownerLocks.LoadOrStore(id, &sync.Mutex{})
-		locks[i] = mu.(*sync.Mutex)
-		locks[i].Lock()
-	}
-	return func() {
+	locks := make([]chan struct{}, 0, len(ids))
+	unlock := func() {
 		for i := len(locks) - 1; i >= 0; i-- {
-			locks[i].Unlock()
+			<-locks[i]
 		}
 	}
+	for _, id := range ids {
+		l, _ := s.ownerLocks.LoadOrStore(id, make(chan struct{}, 1))
+		select {
+		case l.(chan struct{}) <- struct{}{}:
+			locks = append(locks, l.(chan struct{}))
+		case <-ctx.Done():
+			unlock()
+			return nil, fmt.Errorf("waiting for another extraction for %s: %w", o.UserID, ctx.Err())
+		}
+	}
+	return unlock, nil
 }
 
 // ownerScope is the scope extraction works in: the write's user and the

@@ -50,8 +50,10 @@ type SearchConfig struct {
 // ExtractionConfig tunes extraction. Zero durations disable what they time.
 type ExtractionConfig struct {
 	// Sync makes a write wait for its extraction (HYATLAS_SYNC_EXTRACT;
-	// pro by default).
-	Sync bool
+	// pro by default), at most SyncWait (0: 25 s); past it the write
+	// answers pending and the workers extract it.
+	Sync     bool
+	SyncWait time.Duration
 	// DedupeScore: a new fact this similar to the owner's nearest live fact,
 	// with the same numbers, restates it (HYATLAS_DEDUPE_SCORE, 0.92; 0 off).
 	DedupeScore float64
@@ -147,7 +149,7 @@ type Service struct {
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// owners whose Now page is out of date.
 	extracting sync.Map // id -> chan closed when its extraction ends
-	ownerLocks sync.Map // user id -> *sync.Mutex
+	ownerLocks sync.Map // user id -> chan struct{} (capacity 1: a lock a waiter can give up on)
 	nowDirty   sync.Map
 	contacts   contacts
 	// lastExtractErr is the error of the last extraction that failed,

@@ -1,0 +1,83 @@
+package memory_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// TestSyncWrite_GivesUpWaitingAndQueues: a write that waits for its
+// extraction (sync mode) answers pending once its wait is over, here while
+// another extraction for the same person holds the endpoint, and hands the
+// row to the workers; the write itself is stored. (Was: it waited for the
+// extraction before it, up to the whole call timeout, and clients timed out.)
+func TestSyncWrite_GivesUpWaitingAndQueues(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Extraction.SyncWait = 50 * time.Millisecond
+	x := &scriptedExtractor{}
+	var mu sync.Mutex
+	var queued []string
+	r := newRig(t, cfg, func(d *memory.Deps) {
+		d.Extractor = x
+		d.LLMState = func() memory.LLMState { return memory.LLMOK }
+		d.Enqueue = func(id string) {
+			mu.Lock()
+			queued = append(queued, id)
+			mu.Unlock()
+		}
+	})
+	release, started := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+		once.Do(func() { close(started) })
+		<-release // a hung endpoint: the first write's call does not return
+		return memory.ExtractPlan{}, nil
+	})
+	first := make(chan memory.ExtractionStatus, 1)
+	go func() {
+		res, err := r.svc.Add(context.Background(), memory.AddInput{Text: "first write, its call hangs", Owner: memory.Owner{UserID: "u1"}})
+		if err != nil {
+			t.Error(err)
+		}
+		first <- res.ExtractionStatus
+	}()
+	<-started
+	second := make(chan memory.AddResult, 1)
+	go func() {
+		res, err := r.svc.Add(context.Background(), memory.AddInput{Text: "second write, same person", Owner: memory.Owner{UserID: "u1"}})
+		if err != nil {
+			t.Error(err)
+		}
+		second <- res
+	}()
+	var res memory.AddResult
+	select {
+	case res = <-second:
+	case <-time.After(30 * time.Second): // not a timing check: without the wait's end it never answers
+		close(release)
+		t.Fatal("the second write waited for the first one's extraction")
+	}
+	if res.ExtractionStatus != memory.StatusPending {
+		t.Errorf("the second write answered %s, want pending", res.ExtractionStatus)
+	}
+	if got, err := r.store.Get(context.Background(), res.Memory.ID); err != nil || got.Extraction != memory.ExtractPending {
+		t.Errorf("the second write is not stored and pending: %+v %v", got, err)
+	}
+	mu.Lock()
+	q := append([]string(nil), queued...)
+	mu.Unlock()
+	if len(q) != 1 || q[0] != res.Memory.ID {
+		t.Errorf("queued %v, want the second write %s", q, res.Memory.ID)
+	}
+	// The first call comes back long after its own wait; its write is kept
+	// whatever it answers.
+	close(release)
+	<-first
+	rows, err := r.svc.List(context.Background(), memory.ListInput{UserID: "u1", Layer: "l2_raw", Limit: 10})
+	if err != nil || len(rows.Memories) != 2 {
+		t.Errorf("rows after both writes: %d, %v; want 2", len(rows.Memories), err)
+	}
+}
