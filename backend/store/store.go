@@ -24,7 +24,8 @@ import (
 	"hyatlas/backend/fslock"
 	"hyatlas/backend/memory"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // FileName is the database file inside the data directory.
@@ -185,7 +186,27 @@ func (s *Store) submit(ctx context.Context, op writeOp) error {
 		return ctx.Err()
 	}
 	s.closeMu.RUnlock()
-	return <-op.done
+	return storageError(<-op.done)
+}
+
+// storageError says in words a person can act on why a write could not be
+// stored when the cause is the disk, not the data: a full disk, or a data
+// folder HyAtlas may not write (a 503 at the API, instead of an internal
+// error whose cause only the log had). Other errors pass unchanged.
+func storageError(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff { // the primary result code
+	case sqlite3.SQLITE_FULL:
+		return memory.Errorf(memory.EUNAVAILABLE, "the disk holding HyAtlas's data is full: nothing was stored; free some space and try again")
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
+		return memory.Errorf(memory.EUNAVAILABLE, "HyAtlas may not write its data folder (read-only, or its permissions changed): nothing was stored")
+	case sqlite3.SQLITE_IOERR:
+		return memory.Errorf(memory.EUNAVAILABLE, "the disk holding HyAtlas's data failed a write: nothing was stored (%v)", err)
+	}
+	return err
 }
 
 func (s *Store) writeLoop() {
