@@ -129,7 +129,10 @@ class Writer:
             if len(self._q) >= MAX_QUEUED:
                 seq = self._q.popleft()[0]
                 if self._outbox is not None:
-                    self._outbox.done(seq)
+                    try:
+                        self._outbox.done(seq)
+                    except (OSError, ValueError):
+                        pass
                 self.dropped += 1
                 if self.dropped == 1:
                     log.warning("HyAtlas writes are piling up while the app is down; the oldest are being dropped")
