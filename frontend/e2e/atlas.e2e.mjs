@@ -114,6 +114,36 @@ async function atlas(page) {
   check((await history.textContent()).includes(TEXT), 'the history does not show the old text');
   await page.screenshot({ path: join(SHOTS, 'atlas.png'), fullPage: true });
   await page.keyboard.press('Escape');
+  await keepsItsPlace(page);
+}
+
+// An action on a row far down the list keeps the rows loaded (and so the
+// scroll): the list is read again as long as it was, not cut to one page.
+async function keepsItsPlace(page) {
+  await page.evaluate(async () => {
+    for (let i = 0; i < 260; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, j) => fetch('/api/v1/memories', { method: 'POST', credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ content: `Filler note ${i + j} about the garden` }) })));
+    }
+  });
+  await page.reload();
+  await page.click('[data-testid="nav-atlas"]');
+  const loaded = async () => parseInt((await page.locator('[data-testid="atlas-count"]').textContent()) ?? '', 10) || 0;
+  for (let i = 0; (await loaded()) <= 200; i++) {
+    if (i > 50) throw new Error(`scrolling loaded only ${await loaded()} rows`);
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForTimeout(200);
+  }
+  const before = await loaded();
+  const row = page.locator('[data-testid="atlas-row"]').last();
+  await row.locator('[data-testid="promote"]').scrollIntoViewIfNeeded();
+  const y = await page.evaluate(() => window.scrollY);
+  await row.locator('[data-testid="promote"]').click();
+  await page.locator('[data-testid="atlas-notice"]', { hasText: 'Promoted' }).waitFor({ timeout: 10_000 });
+  await page.waitForFunction(() => !document.querySelector('[data-testid="atlas-count"]')?.textContent?.startsWith('Loading'));
+  check((await loaded()) >= before, `after a promote the list shows ${await loaded()} rows, had ${before}`);
+  const y2 = await page.evaluate(() => window.scrollY);
+  check(Math.abs(y2 - y) < 400, `a promote moved the list from ${y} to ${y2} (rows ${before} -> ${await loaded()})`);
 }
 
 // A stand-in OpenAI-compatible endpoint (the network edge): every chat
