@@ -144,6 +144,15 @@ async function keepsItsPlace(page) {
   check((await loaded()) >= before, `after a promote the list shows ${await loaded()} rows, had ${before}`);
   const y2 = await page.evaluate(() => window.scrollY);
   check(Math.abs(y2 - y) < 400, `a promote moved the list from ${y} to ${y2} (rows ${before} -> ${await loaded()})`);
+  // Edit on that row: the form is in view and has the focus; Escape closes it.
+  await page.locator('[data-testid="atlas-row"]').last().locator('[data-testid="edit"]').click();
+  const form = page.locator('form[aria-label="Edit a memory"]');
+  await form.waitFor({ timeout: 10_000 });
+  const box = await form.boundingBox();
+  check(box && box.y >= 0 && box.y + box.height <= (await page.evaluate(() => innerHeight)), `the edit form is out of view (${JSON.stringify(box)})`);
+  check((await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) === 'edit-text', 'the edit form did not take the focus');
+  await page.keyboard.press('Escape');
+  await form.waitFor({ state: 'detached', timeout: 10_000 });
 }
 
 // A stand-in OpenAI-compatible endpoint (the network edge): every chat
