@@ -77,7 +77,8 @@ type Call struct {
 	BytesOut int // request body
 	BytesIn  int // response body
 	Status   int // HTTP status, 0 when none was received
-	// Outcome is ok, http_error, network_error, timeout, unparseable or empty.
+	// Outcome is ok, http_error, network_error, timeout, unparseable (also a
+	// 2xx whose body is no chat completion) or empty.
 	Outcome  string
 	Duration time.Duration
 }

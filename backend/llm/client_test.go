@@ -336,3 +336,21 @@ func TestComplete(t *testing.T) {
 		}
 	})
 }
+
+// TestLedger_A200ThatIsNoCompletionIsUnparseable: an endpoint answering 200
+// with a body that is not a chat completion is in the ledger as an
+// unreadable answer, not as an HTTP error with status 200.
+func TestLedger_A200ThatIsNoCompletionIsUnparseable(t *testing.T) {
+	f := newFake(t, bearer, step{raw: "this is not JSON at all"})
+	r := newRig(config(f))
+	_ = r.CompleteJSON(context.Background(), extractReq(), &plan{})
+	calls := r.ledger()
+	if len(calls) == 0 {
+		t.Fatal("no call in the ledger")
+	}
+	for _, c := range calls {
+		if c.Status != 200 || c.Outcome != "unparseable" {
+			t.Errorf("ledger row %+v, want status 200 and outcome unparseable", c)
+		}
+	}
+}

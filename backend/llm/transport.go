@@ -138,8 +138,8 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		r.retryable = p.status == http.StatusRequestTimeout || p.status == http.StatusTooManyRequests || p.status >= 500
 		r.rejected = p.status >= 400 && p.status < 500 && !r.retryable && p.status != http.StatusUnauthorized &&
 			p.status != http.StatusForbidden && p.status != http.StatusNotFound
-	case p.status != 0:
-		r.call.Outcome = "http_error"
+	case p.status != 0: // a 2xx whose body is no chat completion: the endpoint answered, unreadably
+		r.call.Outcome = "unparseable"
 		r.err = fmt.Errorf("%s: HTTP %d with a body that is not a chat completion", where, p.status)
 	default:
 		r.call.Outcome = "network_error"
