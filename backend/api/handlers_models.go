@@ -34,7 +34,7 @@ type ModelProgress struct {
 type Models interface {
 	List() ([]ModelInfo, error)
 	Install(name string) error
-	Remove(name string) error
+	Remove(name string) (removed bool, err error) // removed: it was installed
 	Verify(name string) error
 }
 
@@ -88,19 +88,10 @@ func (s *Server) removeModel(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	name := r.PathValue("name")
-	list, err := m.List()
+	removed, err := m.Remove(name)
 	if err != nil {
 		return err
 	}
-	was := false
-	for _, info := range list {
-		was = was || (info.Name == name && info.Installed)
-	}
-	if err := m.Remove(name); err != nil {
-		return err
-	}
-	// removed says whether an installed model went; false: it was not
-	// installed (the leftovers of an unfinished download are cleared all the same).
-	writeJSON(w, http.StatusOK, map[string]any{"removed": was, "name": name})
+	writeJSON(w, http.StatusOK, map[string]any{"removed": removed, "name": name})
 	return nil
 }

@@ -36,7 +36,10 @@ func (f *fakeModels) Install(name string) error {
 	return nil
 }
 
-func (f *fakeModels) Remove(name string) error { f.calls = append(f.calls, "remove "+name); return nil }
+func (f *fakeModels) Remove(name string) (bool, error) {
+	f.calls = append(f.calls, "remove "+name)
+	return true, nil
+}
 
 func (f *fakeModels) Verify(name string) error {
 	f.calls = append(f.calls, "verify "+name)

@@ -148,15 +148,8 @@ func modelsOffline(ctx context.Context, e Env, verb, name string) error {
 		}
 		fmt.Fprintf(e.Stdout, "installed %s; HyAtlas will use it from its next start\n", name)
 	case "remove":
-		list, err := m.List()
+		was, err := m.Remove(name)
 		if err != nil {
-			return err
-		}
-		was := false
-		for _, s := range list {
-			was = was || (s.Name == name && s.Installed)
-		}
-		if err := m.Remove(name); err != nil {
 			return err
 		}
 		fmt.Fprintln(e.Stdout, removedLine(name, was))

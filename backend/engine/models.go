@@ -155,17 +155,18 @@ func (c *modelController) Verify(name string) error {
 
 // Remove implements api.Models. Removing the model in use first switches
 // back to GloVe (and re-embeds).
-func (c *modelController) Remove(name string) error {
+func (c *modelController) Remove(name string) (bool, error) {
 	if _, err := c.find(name); err != nil {
-		return err
+		return false, err
 	}
-	if err := c.mgr.Remove(name); err != nil {
-		return err
+	removed, err := c.mgr.Remove(name)
+	if err != nil {
+		return false, err
 	}
 	if name == bgeModel && c.e.Memory.EmbedderInfo().ID == c.e.embedders.bgeID() {
-		return c.e.switchEmbedder(context.Background())
+		return removed, c.e.switchEmbedder(context.Background())
 	}
-	return nil
+	return removed, nil
 }
 
 func (c *modelController) find(name string) (models.Status, error) {

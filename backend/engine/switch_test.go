@@ -131,8 +131,8 @@ func TestInstallSwitchesAndReembeds(t *testing.T) {
 		t.Errorf("index holds %d rows after a restart, want 40 without re-embedding", st.IndexLen)
 	}
 
-	if err := e.models.Remove(bgeModel); err != nil {
-		t.Fatal(err)
+	if removed, err := e.models.Remove(bgeModel); err != nil || !removed {
+		t.Fatal(removed, err)
 	}
 	if id := e.Memory.EmbedderInfo().ID; id != glove.ID {
 		t.Fatalf("after removing BGE the embedder is %s", id)

@@ -75,12 +75,7 @@ func (m *Manager) List() ([]Status, error) {
 	var out []Status
 	for _, md := range m.catalog() {
 		dir := filepath.Join(m.Dir, md.Name)
-		st := Status{Model: md, Installed: true, Path: dir}
-		for _, f := range md.Files {
-			if !present(filepath.Join(dir, f.Name), f.Size) {
-				st.Installed = false
-			}
-		}
+		st := Status{Model: md, Installed: m.complete(md), Path: dir}
 		entries, err := os.ReadDir(dir)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("list models: %w", err)
@@ -219,25 +214,37 @@ func (m *Manager) Verify(name string) error {
 	return nil
 }
 
-// Remove deletes the directory of model name. A model that is not installed
-// is not an error.
-func (m *Manager) Remove(name string) error {
+// Remove deletes the directory of model name; removed says whether the model
+// was installed. A model that is not installed is not an error (the leftovers
+// of an unfinished download go all the same).
+func (m *Manager) Remove(name string) (removed bool, err error) {
 	md, err := m.lookup(name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := m.checkDir(); err != nil {
-		return err
+		return false, err
 	}
 	unlock, err := m.lock(md.Name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer unlock()
+	was := m.complete(md)
 	if err := os.RemoveAll(filepath.Join(m.Dir, md.Name)); err != nil {
-		return fmt.Errorf("remove model %s: %w", md.Name, err)
+		return false, fmt.Errorf("remove model %s: %w", md.Name, err)
 	}
-	return nil
+	return was, nil
+}
+
+// complete reports whether every file of md is present with its catalog size.
+func (m *Manager) complete(md Model) bool {
+	for _, f := range md.Files {
+		if !present(filepath.Join(m.Dir, md.Name, f.Name), f.Size) {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *Manager) catalog() []Model {

@@ -329,7 +329,8 @@ func TestConcurrentInstallConflicts(t *testing.T) {
 	go func() { first <- m.Install(context.Background(), "tiny", nil) }()
 	<-started
 	wantCode(t, m.Install(context.Background(), "tiny", nil), memory.ECONFLICT, "already being installed")
-	wantCode(t, m.Remove("tiny"), memory.ECONFLICT, "already being installed")
+	_, err := m.Remove("tiny")
+	wantCode(t, err, memory.ECONFLICT, "already being installed")
 	close(release)
 	if err := <-first; err != nil {
 		t.Fatalf("first Install: %v", err)
@@ -362,14 +363,14 @@ func TestVerifyAndRepairCorruptFile(t *testing.T) {
 
 func TestRemove(t *testing.T) {
 	_, m, _ := newTestServer(t)
-	if err := m.Remove("tiny"); err != nil {
-		t.Errorf("Remove before install: %v", err)
+	if removed, err := m.Remove("tiny"); err != nil || removed {
+		t.Errorf("Remove before install: %v, %v; want nothing removed and no error", removed, err)
 	}
 	if err := m.Install(context.Background(), "tiny", nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Remove("tiny"); err != nil {
-		t.Fatalf("Remove: %v", err)
+	if removed, err := m.Remove("tiny"); err != nil || !removed {
+		t.Fatalf("Remove: %v, %v", removed, err)
 	}
 	assertAbsent(t, filepath.Join(m.Dir, "tiny"))
 	st, err := m.List()
@@ -384,7 +385,7 @@ func TestUnknownModel(t *testing.T) {
 	for name, err := range map[string]error{
 		"Install": m.Install(context.Background(), "nope", nil),
 		"Verify":  m.Verify("nope"),
-		"Remove":  m.Remove("nope"),
+		"Remove":  second(m.Remove("nope")),
 	} {
 		t.Run(name, func(t *testing.T) { wantCode(t, err, memory.ENOTFOUND, `"nope" (known: tiny)`) })
 	}
@@ -495,3 +496,6 @@ func TestLeftoverFullPart(t *testing.T) {
 		})
 	}
 }
+
+// second is a call's error, for a table of calls that also return a value.
+func second[T any](_ T, err error) error { return err }
