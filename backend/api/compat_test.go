@@ -29,6 +29,9 @@ func TestCompat_Status(t *testing.T) {
 	if st["llm"] != "unconfigured" || st["embedder"].(map[string]any)["semantic"] != false {
 		t.Errorf("llm %v, embedder %v", st["llm"], st["embedder"])
 	}
+	if st["storage"] != "ok" || st["write_pipeline"] != "ok" {
+		t.Errorf("storage %v, write pipeline %v on a healthy disk", st["storage"], st["write_pipeline"])
+	}
 	m := a.do(req{path: "/api/v1/metrics"}).json(t)
 	if _, ok := m["total"]; !ok || len(m["layers"].(map[string]any)) != 8 {
 		t.Errorf("metrics = %v", m)

@@ -55,6 +55,9 @@ type StatusJSON struct {
 	Uptime      int64                  `json:"uptime"`
 	Auth        bool                   `json:"auth"`
 	IndexFaults int64                  `json:"index_faults"`
+	// Storage is "ok", or why nothing can be stored now (a full disk, a
+	// data folder that may not be written).
+	Storage string `json:"storage"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
@@ -68,7 +71,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		Status: "ok", Version: s.cfg.Version, VDB: "ok", Embed: "ok",
 		LLM: s.mem.LLMState(), LLMModel: s.cfg.LLMModel, LLMBase: s.cfg.LLMBase,
 		Mode: cfg.Mode, ModeDetail: cfg.Mode.Detail(), UsesLLM: cfg.Mode.UsesLLM(),
-		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: s.mem.WritePipeline(),
+		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: s.mem.WritePipeline(r.Context()), Storage: "ok",
 		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),
 		Unextracted: st.Unextracted, Consolidations: -1, GraphNodes: st.GraphNodes, GraphEdges: st.GraphEdges,
 		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,
@@ -77,6 +80,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, n := range st.Live {
 		out.Total += n
+	}
+	if err := s.mem.StorageFault(r.Context()); err != nil {
+		out.Storage = memory.ErrorMessage(err)
 	}
 	if cs := s.mem.ConsolidationStatus(); cs.Passes >= 0 {
 		out.Consolidations = cs.Passes

@@ -69,3 +69,20 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error"
 }
+
+// ErrStorage marks an error whose cause is the disk, not the request: the
+// disk holding the data is full, the data folder may not be written, or a
+// write failed at the device. Nothing was stored; the status reports it
+// until a write succeeds again.
+var ErrStorage = errors.New("storage fault")
+
+// StorageFault builds a storage error: an EUNAVAILABLE *Error whose message
+// tells the user what to do, that also matches ErrStorage.
+func StorageFault(format string, args ...any) error {
+	return &storageFault{Errorf(EUNAVAILABLE, format, args...)}
+}
+
+type storageFault struct{ err *Error }
+
+func (f *storageFault) Error() string   { return f.err.Error() }
+func (f *storageFault) Unwrap() []error { return []error{f.err, ErrStorage} }

@@ -108,15 +108,38 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 }
 
 // WritePipeline is the write path's health as the status reports it:
-// "ok", or "degraded: " and the error of the last extraction when it
-// failed and none has succeeded since (the writes themselves are kept and
-// queued either way). Waiting for a key is not a failure: the llm state
-// says so.
-func (s *Service) WritePipeline() string {
+// "ok", or "degraded: " and why. Storage comes first: while the disk
+// refuses writes (see StorageFault) nothing new can be kept at all. Then
+// the error of the last extraction when it failed and none has succeeded
+// since (the writes themselves are kept and queued either way). Waiting for
+// a key is not a failure: the llm state says so.
+func (s *Service) WritePipeline(ctx context.Context) string {
+	if err := s.StorageFault(ctx); err != nil {
+		return "degraded: " + ErrorMessage(err)
+	}
 	if msg := s.lastExtractErr.Load(); msg != nil {
 		return "degraded: " + *msg
 	}
 	return "ok"
+}
+
+// storageRecheck is how often StorageFault tries the disk again while it
+// refuses writes, so the status clears once space is freed even when no
+// write comes.
+const storageRecheck = 10 * time.Second
+
+// StorageFault is why writes cannot be stored now (a full disk, a data
+// folder that may not be written), or nil. While there is a fault it
+// probes the store again at most every storageRecheck.
+func (s *Service) StorageFault(ctx context.Context) error {
+	if s.store.WriteFault() == nil {
+		return nil
+	}
+	now := s.now().UnixNano()
+	if last := s.storageChecked.Load(); now-last >= int64(storageRecheck) && s.storageChecked.CompareAndSwap(last, now) {
+		_ = s.store.Probe(ctx) // clears the fault when it commits
+	}
+	return s.store.WriteFault()
 }
 
 // defaultSyncWait bounds how long a write waits for its own extraction

@@ -293,7 +293,7 @@ func TestExtract_FailuresLeaveTheRowQueued(t *testing.T) {
 	if got.Extraction != memory.ExtractPending || got.ExtractTries != 0 || got.ExtractError == "" {
 		t.Fatalf("after a provider error: %+v", got)
 	}
-	if p := r.svc.WritePipeline(); p != "degraded: 503 from endpoint: "+memory.ErrProvider.Error() {
+	if p := r.svc.WritePipeline(context.Background()); p != "degraded: 503 from endpoint: "+memory.ErrProvider.Error() {
 		t.Errorf("write pipeline after a provider error = %q", p)
 	}
 	x.set(func(memory.ExtractRequest) (memory.ExtractPlan, error) {
@@ -315,7 +315,7 @@ func TestExtract_FailuresLeaveTheRowQueued(t *testing.T) {
 	if n := len(r.live(t, memory.LayerFact, "u1")); n != 0 {
 		t.Errorf("a failed extraction wrote %d facts", n)
 	}
-	if p := r.svc.WritePipeline(); !strings.HasPrefix(p, "degraded: prose") {
+	if p := r.svc.WritePipeline(context.Background()); !strings.HasPrefix(p, "degraded: prose") {
 		t.Errorf("write pipeline after an unreadable reply = %q", p)
 	}
 	x.set(func(memory.ExtractRequest) (memory.ExtractPlan, error) {
@@ -324,7 +324,7 @@ func TestExtract_FailuresLeaveTheRowQueued(t *testing.T) {
 	if _, st := r.write(t, "a write once the endpoint answers", "u1"); st != memory.StatusDone {
 		t.Fatalf("status = %s, want done", st)
 	}
-	if p := r.svc.WritePipeline(); p != "ok" {
+	if p := r.svc.WritePipeline(context.Background()); p != "ok" {
 		t.Errorf("write pipeline after a good extraction = %q, want ok", p)
 	}
 }

@@ -189,6 +189,9 @@ type Store interface {
 	ScanVectors(ctx context.Context, embedder string, fn func(IndexEntry) error) error
 	// Probe writes and reads back a value: a real round trip.
 	Probe(ctx context.Context) error
+	// WriteFault is why the last write failed when the cause was the disk
+	// (an error matching ErrStorage), or nil once a write commits again.
+	WriteFault() error
 	// VectorJobs lists up to limit rows, live ones first, whose vector was
 	// not made by embedder, from an opaque cursor ("" = from the start) it
 	// returns for the next call ("" when done); VectorBacklog counts them.

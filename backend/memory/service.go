@@ -155,6 +155,9 @@ type Service struct {
 	// lastExtractErr is the error of the last extraction that failed,
 	// nil once one succeeds after it (see WritePipeline).
 	lastExtractErr atomic.Pointer[string]
+	// storageChecked is when StorageFault last probed a faulty store
+	// (Unix nanoseconds).
+	storageChecked atomic.Int64
 
 	indexSync sync.RWMutex
 	// storeGen counts the restores that replaced the store (ReplaceStore

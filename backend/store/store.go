@@ -51,6 +51,9 @@ type Store struct {
 	closed   bool
 	writeSeq atomic.Uint64 // batches and exclusive ops run
 	stats    statsCache    // the last Stats, valid until the next write
+	// fault is the last write's storage error (a full disk, a folder that
+	// may not be written), nil once a write commits after it.
+	fault atomic.Pointer[error]
 	read     readStmts     // statements prepared once on reader
 
 	// Migrated reports the schema versions before and after Open.
@@ -113,6 +116,13 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 	s.closing = make(chan struct{})
 	s.loopDone = make(chan struct{})
 	go s.writeLoop()
+	// A data folder that can be read but not written opens fine: learn it
+	// now, so the status says so before a write is lost to it. The probe's
+	// failure is kept as the fault; only a closed store is fatal here.
+	if err := s.Probe(ctx); err != nil && s.WriteFault() == nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("first write to %s: %w", path, err)
+	}
 	return s, nil
 }
 
@@ -186,7 +196,24 @@ func (s *Store) submit(ctx context.Context, op writeOp) error {
 		return ctx.Err()
 	}
 	s.closeMu.RUnlock()
-	return storageError(<-op.done)
+	err := storageError(<-op.done)
+	switch {
+	case err == nil:
+		s.fault.Store(nil)
+	case errors.Is(err, memory.ErrStorage):
+		s.fault.Store(&err)
+	}
+	return err
+}
+
+// WriteFault is why the last write could not be stored when the cause was
+// the disk (full, read-only, failing), or nil: writes are being stored.
+// It clears at the next write that commits.
+func (s *Store) WriteFault() error {
+	if p := s.fault.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // storageError says in words a person can act on why a write could not be
@@ -200,11 +227,11 @@ func storageError(err error) error {
 	}
 	switch se.Code() & 0xff { // the primary result code
 	case sqlite3.SQLITE_FULL:
-		return memory.Errorf(memory.EUNAVAILABLE, "the disk holding HyAtlas's data is full: nothing was stored; free some space and try again")
+		return memory.StorageFault("the disk holding HyAtlas's data is full: nothing was stored; free some space and try again")
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
-		return memory.Errorf(memory.EUNAVAILABLE, "HyAtlas may not write its data folder (read-only, or its permissions changed): nothing was stored")
+		return memory.StorageFault("HyAtlas may not write its data folder (read-only, or its permissions changed): nothing was stored")
 	case sqlite3.SQLITE_IOERR:
-		return memory.Errorf(memory.EUNAVAILABLE, "the disk holding HyAtlas's data failed a write: nothing was stored (%v)", err)
+		return memory.StorageFault("the disk holding HyAtlas's data failed a write: nothing was stored (%v)", err)
 	}
 	return err
 }

@@ -16,6 +16,7 @@ const sample = {
   retired: 0,
   unextracted: 12,
   write_pipeline: 'ok',
+  storage: 'ok',
   vdb_points: 12,
   layers: {
     l1_profile: 0,

@@ -45,6 +45,8 @@ export interface Status {
   unextracted: number;
   /** "ok", or "degraded: " and the last extraction error until one succeeds. */
   write_pipeline: string;
+  /** "ok", or why nothing can be stored now (a full disk, a read-only data folder). */
+  storage: string;
   vdb_points: number;
   layers: Record<LayerId, number>;
   embedder: Embedder;
