@@ -19,6 +19,12 @@ type clusterJob struct {
 	rowOwner Owner             // owner of the rows the call writes: its newest fact's
 	facts    map[string]Memory // its live facts when the pass began
 	order    []string          // fact ids as shown, oldest first
+	// retired holds the facts the plan's merges and drops retired, mergedInto
+	// the merged fact (in merged) each merged one became: a relation rests
+	// on live facts only (see liveEvidenceOf).
+	retired    map[string]bool
+	mergedInto map[string]string
+	merged     map[string]Memory
 }
 
 // clusterOutcome is what applying one cluster's plan did.
@@ -131,9 +137,17 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 	if err := s.commit(ctx, p); err != nil {
 		return err
 	}
+	job.retired, job.mergedInto, job.merged = map[string]bool{}, map[string]string{}, map[string]Memory{}
+	for _, r := range p.changes.Retire {
+		job.retired[r.ID] = true
+		if r.Retirement.How == RetiredMerged {
+			job.mergedInto[r.ID] = r.Retirement.By
+		}
+	}
 	for _, m := range p.rows {
 		if m.Layer == LayerFact {
 			out.joined = append(out.joined, m.ID)
+			job.merged[m.ID] = m
 		}
 	}
 	s.markNowDirty(job.rowOwner)
@@ -204,6 +218,25 @@ func (job *clusterJob) evidenceOf(ids []string) []string {
 		id = strings.TrimSpace(id)
 		if _, ok := job.facts[id]; ok && !slices.Contains(out, id) {
 			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// liveEvidenceOf is evidenceOf for a relation, which rests on live facts:
+// a fact the plan merged stands for the merged fact, one it dropped for
+// nothing. It returns the facts.
+func (job *clusterJob) liveEvidenceOf(ids []string) []Memory {
+	var out []Memory
+	for _, id := range job.evidenceOf(ids) {
+		f, ok := job.facts[id]
+		if into, merged := job.mergedInto[id]; merged {
+			f, ok = job.merged[into]
+		} else if job.retired[id] {
+			ok = false
+		}
+		if ok && !slices.ContainsFunc(out, func(m Memory) bool { return m.ID == f.ID }) {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -16,7 +17,8 @@ const categoryRelation = "relation"
 // else the earliest event date of its facts. Each new relation is also
 // written as a searchable L5 row ("alice works at globex" with the names
 // as written); a relation already held only gains the evidence and is
-// not counted. A malformed relation (no names, one entity twice) is
+// not counted (its row is written now if it has none: a failure or a
+// stop after the relation was learnt leaves it without one). A malformed relation (no names, one entity twice) is
 // ignored like any other guard.
 func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []PlannedEdge, now time.Time, out *clusterOutcome) error {
 	if s.graphStore == nil || len(edges) == 0 {
@@ -43,11 +45,21 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 			errs = append(errs, err)
 			continue
 		}
+		text := in.From + " " + in.Relation + " " + in.To
 		if recited {
-			continue
+			// Held already; its row was written with it, unless that write
+			// failed (or the app stopped) after the relation was learnt.
+			written := slices.ContainsFunc(p.rows, func(m Memory) bool { return m.Metadata[MetaRelation] == rec.ID })
+			if has, err := s.hasRelationRow(ctx, job.scope, rec.ID, text); err != nil || has || written {
+				if err != nil {
+					errs = append(errs, err)
+				}
+				continue
+			}
+		} else {
+			out.edges++
 		}
-		out.edges++
-		m := p.newRow(LayerKnowledge, in.From+" "+in.Relation+" "+in.To, categoryRelation, in.ValidFrom)
+		m := p.newRow(LayerKnowledge, text, categoryRelation, in.ValidFrom)
 		m.Source = sourceConsol
 		m.SourceIDs = append(append([]string(nil), in.Facts...), in.Turns...)
 		m.Metadata = map[string]string{MetaRelation: rec.ID, MetaTopic: job.cluster.ID}
@@ -63,6 +75,22 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// hasRelationRow reports whether the relation has an L5 row, live or
+// retired (one retired by hand stays retired: it is not written again).
+func (s *Service) hasRelationRow(ctx context.Context, scope Scope, rel, text string) (bool, error) {
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerKnowledge}, Scope: scope, Category: categoryRelation,
+		IncludeRetired: true, Text: text, Limit: MaxListLimit})
+	if err != nil {
+		return false, fmt.Errorf("read the rows of relation %s: %w", rel, err)
+	}
+	for _, m := range rows {
+		if m.Metadata[MetaRelation] == rel {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // retireEndedRelations retires, as replaced, the L5 rows of relations
@@ -102,11 +130,10 @@ func (s *Service) retireEndedRelations(ctx context.Context, scope Scope, p *prom
 // relationInput turns a planned edge into a relation to learn, or false
 // when it fails a guard.
 func (job *clusterJob) relationInput(e PlannedEdge, now time.Time) (RelationInput, bool) {
-	facts := job.evidenceOf(e.Evidence)
-	var turns []string
+	var facts, turns []string
 	validFrom := e.ValidFrom
-	for _, id := range facts {
-		f := job.facts[id]
+	for _, f := range job.liveEvidenceOf(e.Evidence) {
+		facts = append(facts, f.ID)
 		turns = union(turns, f.SourceIDs)
 		if e.ValidFrom.IsZero() && !f.EventAt.IsZero() && (validFrom.IsZero() || f.EventAt.Before(validFrom)) {
 			validFrom = f.EventAt

@@ -119,12 +119,13 @@ func (s *Service) Retire(ctx context.Context, id string, in RetireInput) (Memory
 func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, error) {
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
-	m, err := s.store.Retire(ctx, id, r)
+	m, cas, err := s.store.Retire(ctx, id, r)
 	if err != nil {
 		return Memory{}, err
 	}
 	s.current().index.Remove(m.ID)
 	s.publish("memory.retired", m)
+	s.applyCascade(ctx, cas)
 	return m, nil
 }
 
@@ -133,10 +134,17 @@ func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, 
 func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
-	m, err := s.store.Restore(ctx, strings.TrimSpace(id), s.now().UTC())
+	m, cas, err := s.store.Restore(ctx, strings.TrimSpace(id), s.now().UTC())
 	if err != nil {
 		return Memory{}, err
 	}
+	s.reindexRestored(ctx, m)
+	s.applyCascade(ctx, cas)
+	return m, nil
+}
+
+// reindexRestored puts a restored row's vector back in the index.
+func (s *Service) reindexRestored(ctx context.Context, m Memory) {
 	v, err := s.store.Vector(ctx, m.ID)
 	switch {
 	case err != nil:
@@ -145,7 +153,30 @@ func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
 		s.indexRow(m, v)
 	}
 	s.publish("memory.restored", m)
-	return m, nil
+}
+
+// applyCascade mirrors in the vector index (and to live views) the rows a
+// store change retired or restored along with the ones it named. The
+// caller holds indexSync.
+func (s *Service) applyCascade(ctx context.Context, cas Cascade) {
+	if len(cas.Retired) > 0 {
+		s.current().index.Remove(cas.Retired...)
+	}
+	rows, err := s.store.GetMany(ctx, append(append([]string(nil), cas.Retired...), cas.Restored...))
+	if err != nil {
+		s.indexFaults.Add(int64(len(cas.Restored)))
+		return
+	}
+	for _, id := range cas.Retired {
+		if m, ok := rows[id]; ok {
+			s.publish("memory.retired", m)
+		}
+	}
+	for _, id := range cas.Restored {
+		if m, ok := rows[id]; ok && m.Live() {
+			s.reindexRestored(ctx, m)
+		}
+	}
 }
 
 // Delete removes one memory for good, from the store, the full-text index
@@ -171,11 +202,12 @@ func (s *Service) deleteWhere(ctx context.Context, f DeleteFilter) (int, error) 
 	if f.At.IsZero() {
 		f.At = s.now().UTC()
 	}
-	ids, err := s.store.Delete(ctx, f)
+	ids, cas, err := s.store.Delete(ctx, f)
 	if err != nil {
 		return 0, fmt.Errorf("delete memories: %w", err)
 	}
 	s.current().index.Remove(ids...)
+	s.applyCascade(ctx, cas)
 	if len(ids) > 0 {
 		s.events.Publish(Event{Type: "memory.deleted", At: s.now().UTC(), Data: map[string]any{"ids": ids}})
 	}

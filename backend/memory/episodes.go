@@ -269,10 +269,12 @@ func (s *Service) insertGenerated(ctx context.Context, gen uint64, c Changes, m 
 		return err
 	}
 	c.Insert = append(c.Insert, NewRow{Memory: m, Vector: v})
-	if err := s.xstore.Apply(ctx, c); err != nil {
+	cas, err := s.xstore.Apply(ctx, c)
+	if err != nil {
 		return fmt.Errorf("store %s row: %w", m.Category, err)
 	}
 	s.applyToIndex(c)
+	s.applyCascade(ctx, cas)
 	return nil
 }
 

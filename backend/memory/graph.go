@@ -32,11 +32,16 @@ import (
 //     ValidTo = the new relation's ValidFrom. An older relation arriving
 //     late (it was true before the held one began) ends itself instead:
 //     its ValidTo is the later relation's ValidFrom.
-//   - Stating a held relation again adds evidence and changes no record.
-//   - Retiring the last live fact behind a relation expires it
-//     ("evidence_retired"); restoring one of them holds it again from the
-//     restore. Deleting a memory removes it from every relation's
-//     evidence; a relation left with none expires ("evidence_deleted").
+//   - Stating a held relation again adds evidence and changes no record;
+//     stating one that had ended (in the world) as begun again after its
+//     end is a new relation.
+//   - A fact retired as updated, restated or merged passes its place as
+//     evidence to the row that took over from it. Retiring the last live
+//     fact behind a relation expires it ("evidence_retired") and retires
+//     its L5 row; restoring one of them holds it again from the restore
+//     (by the rules above, against what is held by then) and restores the
+//     row. Deleting a memory removes it from every relation's evidence; a
+//     relation left with no live fact expires ("evidence_deleted").
 //     The store applies these in the same transaction as the row change.
 
 // EntityType is what kind of thing a graph node is.
@@ -145,23 +150,61 @@ type GraphPlan struct {
 // PlanRelation applies the bitemporal rules: held are the held records of
 // the subject for this relation (any object), next the new relation (its
 // From, To, Relation, Exclusive, ValidFrom set; ID empty). It is pure.
+//
+// A held record of the same object is the relation stated again unless it
+// had ended (its ValidTo) by the time the new statement says it began: then
+// the relation holds again, as a new relation (Alice works at Acme again).
 func PlanRelation(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 	for _, h := range held {
-		if h.To == next.To {
+		if h.To == next.To && (h.ValidTo.IsZero() || next.ValidFrom.IsZero() || next.ValidFrom.Before(h.ValidTo)) {
 			return GraphPlan{Recite: h.ID}
 		}
 	}
 	next.ID, next.LearnedAt, next.RecordedAt = NewGraphID("r", at), at, at
+	return planExclusive(held, next, at)
+}
+
+// PlanRehold applies the same rules to a relation whose evidence came
+// back (a fact restored): last is its last record, expired when the
+// evidence was retired. It is held again from at, unless the subject
+// holds the same relation to the same object under another id meanwhile
+// (learnt again): then that one is recited and gains the evidence. An
+// exclusive relation held again ends, or is ended by, the subject's other
+// relations of its kind as if it were learnt now with its own start.
+func PlanRehold(held []GraphEdge, last GraphEdge, at time.Time) GraphPlan {
+	for _, h := range held {
+		if h.ID != last.ID && h.To == last.To && (h.ValidTo.IsZero() || last.ValidTo.IsZero() || h.ValidFrom.Before(last.ValidTo)) {
+			return GraphPlan{Recite: h.ID}
+		}
+	}
+	next := last
+	next.RecordedAt, next.ExpiredAt, next.ExpiredHow, next.ExpiredBy = at, time.Time{}, "", ""
+	if next.ValidFrom.IsZero() {
+		next.ValidFrom = last.LearnedAt // compared from when it was first learnt, as on the valid axis
+	}
+	plan := planExclusive(held, next, at)
+	plan.New.ValidFrom = last.ValidFrom
+	return plan
+}
+
+// planExclusive ends the held exclusive records next takes over from, or
+// ends next where a later one began when next is older (a late arrival).
+// A held record of unknown start counts from when it was first learnt.
+func planExclusive(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 	plan := GraphPlan{}
 	if next.Exclusive {
 		for _, h := range held {
-			if !h.Exclusive {
+			if !h.Exclusive || h.ID == next.ID {
 				continue
 			}
-			if !next.ValidFrom.IsZero() && !h.ValidFrom.IsZero() && next.ValidFrom.Before(h.ValidFrom) {
+			began := h.ValidFrom
+			if began.IsZero() {
+				began = h.LearnedAt
+			}
+			if !next.ValidFrom.IsZero() && next.ValidFrom.Before(began) {
 				// Late: an older relation ends where the later one began.
-				if next.ValidTo.IsZero() || h.ValidFrom.Before(next.ValidTo) {
-					next.ValidTo = h.ValidFrom
+				if next.ValidTo.IsZero() || began.Before(next.ValidTo) {
+					next.ValidTo = began
 				}
 				continue
 			}

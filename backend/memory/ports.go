@@ -103,6 +103,21 @@ type KeywordHit struct {
 	Score float64
 }
 
+// Cascade is what a change did beyond the rows it named, by the rules
+// that tie rows together: a preference fact's profile mirror goes and
+// comes back with it, and a relation's L5 row with the relation's
+// evidence (see graph.go). The caller mirrors it in the vector index.
+type Cascade struct {
+	Retired  []string // ids retired along
+	Restored []string // ids restored along
+}
+
+// Add appends another change's cascade.
+func (c *Cascade) Add(o Cascade) {
+	c.Retired = append(c.Retired, o.Retired...)
+	c.Restored = append(c.Restored, o.Restored...)
+}
+
 // ListFilter selects rows for a list. Total counts rows after filtering.
 type ListFilter struct {
 	Layers         []Layer // empty: every layer
@@ -165,9 +180,9 @@ type Store interface {
 	Keyword(ctx context.Context, q KeywordQuery) ([]KeywordHit, error)
 	FindByContent(ctx context.Context, scope Scope, text string, contains bool) ([]Memory, error)
 	Update(ctx context.Context, id string, u Update) (Memory, error)
-	Retire(ctx context.Context, id string, r Retirement) (Memory, error)
-	Restore(ctx context.Context, id string, at time.Time) (Memory, error)
-	Delete(ctx context.Context, f DeleteFilter) ([]string, error)
+	Retire(ctx context.Context, id string, r Retirement) (Memory, Cascade, error)
+	Restore(ctx context.Context, id string, at time.Time) (Memory, Cascade, error)
+	Delete(ctx context.Context, f DeleteFilter) ([]string, Cascade, error)
 	Vector(ctx context.Context, id string) (Vector, error)
 	History(ctx context.Context, id string) ([]HistoryEntry, error)
 	// MarkUsed counts one use of each existing id and raises the strength
@@ -274,7 +289,7 @@ type ExtractionStore interface {
 	// Apply commits every part of c in one transaction. With Extracted
 	// set, that raw row must still be live and pending, else nothing is
 	// applied and the error wraps ErrStaleExtraction.
-	Apply(ctx context.Context, c Changes) error
+	Apply(ctx context.Context, c Changes) (Cascade, error)
 	// Linked lists the ids linked to id (either end).
 	Linked(ctx context.Context, id string) ([]string, error)
 	// AddEgress records one call to an LLM endpoint; ListEgress lists the

@@ -350,10 +350,12 @@ func (s *Service) commit(ctx context.Context, p *promotion) error {
 			p.changes.Update[i].Update.Vector = &v
 		}
 	}
-	if err := s.xstore.Apply(ctx, p.changes); err != nil {
+	cas, err := s.xstore.Apply(ctx, p.changes)
+	if err != nil {
 		return fmt.Errorf("commit extraction of %s: %w", p.raw.ID, err)
 	}
 	s.applyToIndex(p.changes)
+	s.applyCascade(ctx, cas)
 	return nil
 }
 

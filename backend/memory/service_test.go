@@ -153,11 +153,11 @@ type slowRestore struct {
 	started chan struct{}
 }
 
-func (s slowRestore) Restore(ctx context.Context, id string, at time.Time) (memory.Memory, error) {
-	m, err := s.Store.Restore(ctx, id, at)
+func (s slowRestore) Restore(ctx context.Context, id string, at time.Time) (memory.Memory, memory.Cascade, error) {
+	m, cas, err := s.Store.Restore(ctx, id, at)
 	close(s.started)
 	time.Sleep(50 * time.Millisecond)
-	return m, err
+	return m, cas, err
 }
 
 func TestRetireDuringRestore_IndexFollowsCommitOrder(t *testing.T) {

@@ -50,7 +50,7 @@ func TestExtract_NothingLandsAcrossARestore(t *testing.T) {
 					if tc.snapshotHasIt {
 						return nil
 					}
-					_, err := r.store.Delete(ctx, memory.DeleteFilter{IDs: []string{raw.ID}})
+					_, _, err := r.store.Delete(ctx, memory.DeleteFilter{IDs: []string{raw.ID}})
 					return err
 				})
 				return memory.ExtractPlan{Facts: []memory.PlannedFact{fact}}, nil

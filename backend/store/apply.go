@@ -15,8 +15,10 @@ import (
 // row is no longer a live pending row (deleted, retired or extracted while
 // its extraction ran) nothing is applied and the error wraps
 // memory.ErrStaleExtraction.
-func (s *Store) Apply(ctx context.Context, c memory.Changes) error {
-	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+func (s *Store) Apply(ctx context.Context, c memory.Changes) (memory.Cascade, error) {
+	var cas memory.Cascade
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		cas = memory.Cascade{}
 		if c.Extracted != "" {
 			res, err := tx.ExecContext(ctx, `UPDATE memories SET extract_state = ?, extract_error = ''
 				WHERE id = ? AND extract_state = ? AND retired_at IS NULL`,
@@ -39,7 +41,7 @@ func (s *Store) Apply(ctx context.Context, c memory.Changes) error {
 			}
 		}
 		for _, r := range c.Retire {
-			_, err := retireRow(ctx, tx, r.ID, r.Retirement)
+			_, err := retireRow(ctx, tx, r.ID, r.Retirement, &cas)
 			if code := memory.ErrorCode(err); err != nil && code != memory.ECONFLICT && code != memory.ENOTFOUND {
 				return err
 			}
@@ -52,6 +54,7 @@ func (s *Store) Apply(ctx context.Context, c memory.Changes) error {
 		}
 		return nil
 	})
+	return cas, err
 }
 
 // PendingExtraction lists ids of live raw rows waiting for extraction,

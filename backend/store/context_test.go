@@ -63,7 +63,7 @@ func TestKeyword_ConversationContext(t *testing.T) {
 	if got := keywordIDs(t, s, "zebra"); !slices.Equal(got, []string{"a", "c"}) {
 		t.Errorf("zebra with b retired: %v, want a then c", got)
 	}
-	if _, err := s.Restore(ctx, "b", t0.Add(time.Hour)); err != nil {
+	if _, _, err := s.Restore(ctx, "b", t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if got := keywordIDs(t, s, "zebra"); !slices.Equal(got, []string{"a", "b"}) {
@@ -83,7 +83,7 @@ func TestKeyword_ConversationContext(t *testing.T) {
 	}
 
 	// Deleting a leaves nothing of its text in the index.
-	if _, err := s.Delete(ctx, memory.DeleteFilter{IDs: []string{"a"}}); err != nil {
+	if _, _, err := s.Delete(ctx, memory.DeleteFilter{IDs: []string{"a"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := keywordIDs(t, s, "canary"); len(got) != 0 {

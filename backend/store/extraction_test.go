@@ -29,7 +29,7 @@ func TestApply_AllOrNothingAndStaleRaw(t *testing.T) {
 		},
 		Links: []memory.Link{{A: "new", B: "old", Kind: "related", At: at}},
 	}
-	if err := s.Apply(ctx, c); err != nil {
+	if _, err := s.Apply(ctx, c); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
 	if m := mustGet(t, s, "raw1"); m.Extraction != memory.ExtractDone {
@@ -48,7 +48,7 @@ func TestApply_AllOrNothingAndStaleRaw(t *testing.T) {
 	// The same raw row again (extracted now), or a deleted one: nothing applies.
 	for _, raw := range []string{"raw1", "deleted"} {
 		c := memory.Changes{Extracted: raw, Insert: []memory.NewRow{row("extra-"+raw, "x", inLayer(memory.LayerFact))}}
-		if err := s.Apply(ctx, c); !errors.Is(err, memory.ErrStaleExtraction) {
+		if _, err := s.Apply(ctx, c); !errors.Is(err, memory.ErrStaleExtraction) {
 			t.Fatalf("Apply for %s: %v, want ErrStaleExtraction", raw, err)
 		}
 		if _, err := s.Get(ctx, "extra-"+raw); memory.ErrorCode(err) != memory.ENOTFOUND {

@@ -86,8 +86,12 @@ func (s *Store) LearnRelation(ctx context.Context, in memory.RelationInput, plan
 }
 
 // dropEvidence takes deleted memories out of every relation's evidence
-// and expires the held records of relations left with none.
-func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time) error {
+// and expires the held records of relations left without support: one
+// that rests on facts needs a live fact (as for a retirement), one that
+// rests on turns alone needs a turn. The L5 rows of the relations it
+// expires are retired.
+func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time, cas *memory.Cascade) error {
+	var expired []string
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
 		args := make([]any, 0, len(chunk)+2)
@@ -96,18 +100,37 @@ func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time) e
 			args = append(args, id)
 		}
 		in := placeholders(len(chunk))
-		if _, err := tx.ExecContext(ctx, `UPDATE graph_edges SET expired_at = ?, expired_how = ?
+		// The deleted rows are gone from memories; their evidence rows are
+		// still here, so "rests on facts" counts the deleted facts too.
+		rows, err := tx.QueryContext(ctx, `UPDATE graph_edges SET expired_at = ?, expired_how = ?
 			WHERE expired_at IS NULL
 			  AND rel_id IN (SELECT rel_id FROM graph_evidence WHERE memory_id IN (`+in+`))
 			  AND NOT EXISTS (SELECT 1 FROM graph_evidence e JOIN memories m ON m.id = e.memory_id
-			                  WHERE e.rel_id = graph_edges.rel_id)`, args...); err != nil {
+			                  WHERE e.rel_id = graph_edges.rel_id AND e.kind = 'fact' AND m.retired_at IS NULL)
+			  AND (EXISTS (SELECT 1 FROM graph_evidence e WHERE e.rel_id = graph_edges.rel_id AND e.kind = 'fact')
+			       OR NOT EXISTS (SELECT 1 FROM graph_evidence e JOIN memories m ON m.id = e.memory_id
+			                      WHERE e.rel_id = graph_edges.rel_id))
+			RETURNING rel_id`, args...)
+		if err != nil {
+			return fmt.Errorf("expire relations without evidence: %w", err)
+		}
+		for rows.Next() {
+			var rel string
+			if err := rows.Scan(&rel); err != nil {
+				rows.Close()
+				return fmt.Errorf("expire relations without evidence: %w", err)
+			}
+			expired = append(expired, rel)
+		}
+		if err := rows.Close(); err != nil {
 			return fmt.Errorf("expire relations without evidence: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM graph_evidence WHERE memory_id IN (`+in+`)`, args[2:]...); err != nil {
 			return fmt.Errorf("drop evidence: %w", err)
 		}
 	}
-	return nil
+	return retireRelationRows(ctx, tx, expired, memory.Retirement{How: memory.RetiredDropped,
+		Reason: reasonEvidenceDeleted, At: at}, cas)
 }
 
 // dropGraph deletes the graph of the owners in scope (every owner for an

@@ -98,7 +98,7 @@ func mustGet(t *testing.T, s *Store, id string) memory.Memory {
 
 func retire(t *testing.T, s *Store, id string) {
 	t.Helper()
-	if _, err := s.Retire(context.Background(), id, memory.Retirement{
+	if _, _, err := s.Retire(context.Background(), id, memory.Retirement{
 		How: memory.RetiredDropped, Reason: "test", At: t0.Add(time.Hour)}); err != nil {
 		t.Fatalf("Retire(%s): %v", id, err)
 	}

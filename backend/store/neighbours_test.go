@@ -25,7 +25,7 @@ func TestNeighbours_LinksInBatches(t *testing.T) {
 		links = append(links, memory.Link{A: fmt.Sprintf("a%02d", i), B: fmt.Sprintf("b%02d", i), Kind: "related", At: at})
 	}
 	insert(t, s, rows...)
-	if err := s.Apply(ctx, memory.Changes{Links: links}); err != nil {
+	if _, err := s.Apply(ctx, memory.Changes{Links: links}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -114,7 +114,7 @@ func TestList(t *testing.T) {
 		row("g", "seven", at(6)), // same time as f, inserted later
 		row("r", "retired", at(7), inLayer(memory.LayerFact)),
 	)
-	if _, err := s.Retire(ctx, "r", memory.Retirement{How: memory.RetiredReplaced, By: "f", At: t0}); err != nil {
+	if _, _, err := s.Retire(ctx, "r", memory.Retirement{How: memory.RetiredReplaced, By: "f", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -29,7 +29,7 @@ func TestStats(t *testing.T) {
 	retire(t, s, "r3")
 	retire(t, s, "f2")
 	insert(t, s, row("gone", "raw deleted later"))
-	if _, err := s.Delete(ctx, memory.DeleteFilter{IDs: []string{"gone"}}); err != nil {
+	if _, _, err := s.Delete(ctx, memory.DeleteFilter{IDs: []string{"gone"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []int64{3, 4} {

@@ -54,7 +54,7 @@ type Store struct {
 	// fault is the last write's storage error (a full disk, a folder that
 	// may not be written), nil once a write commits after it.
 	fault atomic.Pointer[error]
-	read     readStmts     // statements prepared once on reader
+	read  readStmts // statements prepared once on reader
 
 	// Migrated reports the schema versions before and after Open.
 	MigratedFrom, MigratedTo int

@@ -258,9 +258,9 @@ func TestWritesAfterCloseAreUnavailable(t *testing.T) {
 	for name, write := range map[string]func() error{
 		"Insert":     func() error { return s.Insert(ctx, row("n", "new")) },
 		"Update":     func() error { _, err := s.Update(ctx, "m", memory.Update{Category: &cat}); return err },
-		"Retire":     func() error { _, err := s.Retire(ctx, "m", memory.Retirement{At: t0}); return err },
-		"Restore":    func() error { _, err := s.Restore(ctx, "m", t0); return err },
-		"Delete":     func() error { _, err := s.Delete(ctx, memory.DeleteFilter{Whole: true}); return err },
+		"Retire":     func() error { _, _, err := s.Retire(ctx, "m", memory.Retirement{At: t0}); return err },
+		"Restore":    func() error { _, _, err := s.Restore(ctx, "m", t0); return err },
+		"Delete":     func() error { _, _, err := s.Delete(ctx, memory.DeleteFilter{Whole: true}); return err },
 		"AddCounter": func() error { return s.AddCounter(ctx, "searches", 1) },
 		"Probe":      func() error { return s.Probe(ctx) },
 	} {

@@ -162,7 +162,7 @@ func TestRetireAndRestore(t *testing.T) {
 	r := memory.Retirement{How: memory.RetiredReplaced, Reason: "changed jobs", By: "new", At: t0.Add(time.Hour)}
 	retiredAt := r.At.Truncate(time.Millisecond)
 
-	got, err := s.Retire(ctx, "old", r)
+	got, _, err := s.Retire(ctx, "old", r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,12 +182,12 @@ func TestRetireAndRestore(t *testing.T) {
 		t.Errorf("RetiredBy list = %v", idsOf(rows))
 	}
 
-	_, err = s.Retire(ctx, "old", memory.Retirement{How: memory.RetiredDropped, Reason: "again", At: t0.Add(2 * time.Hour)})
+	_, _, err = s.Retire(ctx, "old", memory.Retirement{How: memory.RetiredDropped, Reason: "again", At: t0.Add(2 * time.Hour)})
 	wantCode(t, err, memory.ECONFLICT)
 	equalMemory(t, mustGet(t, s, "old"), stored)
 
 	restoreAt := t0.Add(3 * time.Hour)
-	back, err := s.Restore(ctx, "old", restoreAt)
+	back, _, err := s.Restore(ctx, "old", restoreAt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestRetireAndRestore(t *testing.T) {
 	if hits, _ := s.Keyword(ctx, memory.KeywordQuery{Terms: []string{"acme"}, Limit: 5}); !slices.Equal(hitIDs(hits), []string{"old"}) {
 		t.Errorf("restored row not found by Keyword: %v", hits)
 	}
-	_, err = s.Restore(ctx, "old", restoreAt)
+	_, _, err = s.Restore(ctx, "old", restoreAt)
 	wantCode(t, err, memory.ECONFLICT)
 
 	h, err := s.History(ctx, "old")
@@ -214,9 +214,9 @@ func TestRetireAndRestore(t *testing.T) {
 		t.Errorf("history =\n%+v\nwant\n%+v", h, want)
 	}
 
-	_, err = s.Retire(ctx, "nope", r)
+	_, _, err = s.Retire(ctx, "nope", r)
 	wantCode(t, err, memory.ENOTFOUND)
-	_, err = s.Restore(ctx, "nope", restoreAt)
+	_, _, err = s.Restore(ctx, "nope", restoreAt)
 	wantCode(t, err, memory.ENOTFOUND)
 }
 
@@ -234,7 +234,7 @@ func TestDelete(t *testing.T) {
 		)
 		for _, id := range all {
 			retire(t, s, id) // gives every row history
-			if _, err := s.Restore(ctx, id, t0.Add(2*time.Hour)); err != nil {
+			if _, _, err := s.Restore(ctx, id, t0.Add(2*time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -255,7 +255,7 @@ func TestDelete(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := fixture(t)
-			got, err := s.Delete(ctx, tc.f)
+			got, _, err := s.Delete(ctx, tc.f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +292,7 @@ func TestDelete(t *testing.T) {
 
 	for _, f := range []memory.DeleteFilter{{}, {IDs: []string{}, Layers: []memory.Layer{}}} {
 		s := fixture(t)
-		got, err := s.Delete(ctx, f)
+		got, _, err := s.Delete(ctx, f)
 		wantCode(t, err, memory.EBADREQUEST)
 		if len(got) != 0 {
 			t.Errorf("refused delete returned %v", got)
