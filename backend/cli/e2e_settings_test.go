@@ -128,3 +128,41 @@ func TestSettings_EnvironmentPins(t *testing.T) {
 		t.Errorf("changing a pinned value: %v", err)
 	}
 }
+
+// TestSettings_TestSendsTheKeyOnlyToTheChosenEndpoint: "test connection"
+// of an address the user has not saved goes without the stored key (a
+// token holder could name their own host to collect it, over plain http
+// too); once the address is saved in Settings, the test sends the key.
+func TestSettings_TestSendsTheKeyOnlyToTheChosenEndpoint(t *testing.T) {
+	var got []string
+	seen := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen <- r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "model": "m",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": "OK"}}}})
+	}))
+	t.Cleanup(srv.Close)
+	const key = "sk-test-key-only-for-the-chosen-endpoint"
+	in := newInstance(t, "HYATLAS_LLM_KEY="+key)
+	in.Start("serve")
+	c := in.Client()
+	ctx := context.Background()
+	test := func() {
+		t.Helper()
+		var tr map[string]any
+		if err := c.Do(ctx, "POST", "/api/v1/settings/test", map[string]string{"llm_base": srv.URL + "/v1", "llm_model": "m"}, &tr); err != nil || tr["ok"] != true {
+			t.Fatalf("test connection: %v %v", tr, err)
+		}
+		got = append(got, <-seen)
+	}
+	test()
+	if err := c.Do(ctx, "PUT", "/api/v1/settings", map[string]string{"llm_base": srv.URL + "/v1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	test()
+	if got[0] != "" || got[1] != "Bearer "+key {
+		t.Errorf("Authorization sent: before saving %q, after %q; want none, then the key", got[0], got[1])
+	}
+}

@@ -29,7 +29,9 @@ type HTTP struct {
 // NewHTTP probes the endpoint once to learn the vector length.
 func NewHTTP(ctx context.Context, base, model, key string, userAgent string) (*HTTP, error) {
 	h := &HTTP{base: strings.TrimRight(base, "/"), model: model, key: key, userAgent: userAgent,
-		client: &http.Client{Timeout: 60 * time.Second}}
+		client: &http.Client{Timeout: 60 * time.Second,
+			// Texts go only to the address the user chose: a redirect is an error.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	h.info = memory.EmbedderInfo{Name: model + " at " + hostOf(base), Semantic: true, MinScore: httpMinScore,
 		GateScore: httpMinScore}
 	vecs, err := h.Embed(ctx, []string{"dimension probe"}, memory.PurposeDocument)

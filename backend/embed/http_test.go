@@ -78,3 +78,20 @@ func TestHTTP_ErrorsNameTheStatus(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestHTTP_RedirectsAreNotFollowed: texts and the key go only to the
+// address the user chose; a redirect elsewhere is an error naming it.
+func TestHTTP_RedirectsAreNotFollowed(t *testing.T) {
+	target := fakeEmbeddings(t, 200)
+	defer target.Close()
+	reached := false
+	target.Config.Handler = http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true })
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	_, err := NewHTTP(context.Background(), redirect.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test")
+	if err == nil || !strings.Contains(err.Error(), "307") || reached {
+		t.Errorf("err = %v, target reached %v", err, reached)
+	}
+}

@@ -64,6 +64,10 @@ func InitORT(o ORTOptions) (*ORTRuntime, error) {
 	return ortRT, ortErr
 }
 
+// ortTelemetryEnv, set to 1, keeps ONNX Runtime from starting its
+// telemetry (which sends to the vendor's collector when it can).
+const ortTelemetryEnv = "ORT_DISABLE_TELEMETRY"
+
 func initORT(o ORTOptions) (*ORTRuntime, error) {
 	lib, err := findORT(o)
 	if err != nil {
@@ -73,6 +77,13 @@ func initORT(o ORTOptions) (*ORTRuntime, error) {
 	restore, err := redirectUserCache(o.CacheDir)
 	if err != nil {
 		return nil, err
+	}
+	// DisableTelemetry below comes after the environment starts, and by
+	// then ONNX Runtime's telemetry has begun looking up its collector;
+	// this variable stops it before the start.
+	if err := os.Setenv(ortTelemetryEnv, "1"); err != nil {
+		restore()
+		return nil, fmt.Errorf("disable ONNX Runtime telemetry: %w", err)
 	}
 	err = ort.InitializeEnvironment(ort.WithLogLevelError())
 	restore()

@@ -309,7 +309,10 @@ func (e *Engine) Listen() (string, error) {
 	// Requests live inside the engine's context: a blocking extraction
 	// still running when Close gives up waiting is cancelled (its write
 	// stays queued) instead of outliving the store.
-	e.http = &http.Server{Handler: e.API.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	// IdleTimeout closes keep-alive connections left idle: without it, any
+	// local process could hold connections open until the server runs out
+	// of file descriptors (an event stream is a running response, not idle).
+	e.http = &http.Server{Handler: e.API.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second,
 		ErrorLog:    slog.NewLogLogger(e.log.Handler(), slog.LevelWarn),
 		BaseContext: func(net.Listener) context.Context { return e.ctx }}
 	e.http.RegisterOnShutdown(e.API.Stop) // ends event streams, which Shutdown would wait for

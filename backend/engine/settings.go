@@ -97,7 +97,8 @@ func envName(key string) string {
 }
 
 // Test asks base for one short reply with model, using the stored key,
-// and says how it went. The call is in the egress ledger like any other.
+// and says how it went (the stored key only when base is the running or
+// the saved endpoint). The call is in the egress ledger like any other.
 func (s settingsAPI) Test(ctx context.Context, base, model string) (api.ConnectionTest, error) {
 	base, model = strings.TrimSpace(base), strings.TrimSpace(model)
 	if base == "" || model == "" {
@@ -107,8 +108,15 @@ func (s settingsAPI) Test(ctx context.Context, base, model string) (api.Connecti
 		return api.ConnectionTest{}, memory.Errorf(memory.EINVALID, "%v", err)
 	}
 	x := s.e.x
+	// The key belongs to the endpoint the user chose: it goes to the one
+	// running or the one saved in Settings, never to another address a
+	// request names (a token holder could name their own).
+	key, withheld := x.key, !s.keyGoesTo(base)
+	if withheld {
+		key = nil
+	}
 	client := llm.New(llm.Config{
-		Primary:    llm.Endpoint{Base: base, Model: model, Key: x.key},
+		Primary:    llm.Endpoint{Base: base, Model: model, Key: key},
 		Timeout:    30 * time.Second,
 		Retries:    -1,
 		UserAgent:  "HyAtlas/" + Version + " (+connection test)",
@@ -120,6 +128,9 @@ func (s settingsAPI) Test(ctx context.Context, base, model string) (api.Connecti
 	res := api.ConnectionTest{DurationMS: time.Since(start).Milliseconds(), Local: isLocal(base)}
 	if err != nil {
 		res.Error = err.Error()
+		if withheld && !isLocal(base) {
+			res.Error += " (your key was not sent: it goes only to the endpoint saved in Settings; save this one, then test again)"
+		}
 		return res, nil
 	}
 	res.OK = true
@@ -161,4 +172,18 @@ func (e *Engine) RestartRequested() bool { return e.restart.Load() }
 type restartState struct {
 	quit    atomic.Pointer[func()]
 	restart atomic.Bool
+}
+
+// keyGoesTo reports whether base is the running endpoint or the one saved
+// in Settings (same scheme, host and port).
+func (s settingsAPI) keyGoesTo(base string) bool {
+	if llm.SameOrigin(base, s.e.Config.LLM.Base) {
+		return true
+	}
+	saved, err := config.ReadSettings(s.e.Config.Paths.Config)
+	if err != nil {
+		return false
+	}
+	next := s.state(saved).Next
+	return llm.SameOrigin(base, next["llm_base"])
 }

@@ -150,6 +150,10 @@ func New(cfg Config) *Client {
 		base = http.DefaultTransport
 	}
 	hc.Transport = &transport{base: base, ua: cfg.UserAgent}
+	// A redirect is answered as what it is, not followed: following it
+	// would send the text (and, to another port of the same host, the key)
+	// to an address the user never chose, unledgered.
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 	c := &Client{cfg: cfg, hc: hc, sleep: sleepCtx, formats: map[string]format{}}
 	c.primary = newEndpoint(cfg.Primary.Base, cfg.Primary.Model, cfg.Primary.Key)
@@ -161,7 +165,7 @@ func New(cfg Config) *Client {
 		if m == "" {
 			m = cfg.Primary.Model
 		}
-		if k == nil && sameOrigin(b, cfg.Primary.Base) {
+		if k == nil && SameOrigin(b, cfg.Primary.Base) {
 			k = cfg.Primary.Key
 		}
 		fb := newEndpoint(b, m, k)
@@ -178,8 +182,9 @@ func newEndpoint(base, model string, key func(context.Context) (string, error)) 
 	return endpoint{base: base, model: model, host: host, key: key}
 }
 
-// sameOrigin reports whether two base URLs share scheme, host and port.
-func sameOrigin(a, b string) bool {
+// SameOrigin reports whether two URLs have the same scheme, host and port
+// (the port a scheme implies when none is written).
+func SameOrigin(a, b string) bool {
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
 	if err1 != nil || err2 != nil || ua.Hostname() == "" {

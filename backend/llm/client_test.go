@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -352,5 +353,35 @@ func TestLedger_A200ThatIsNoCompletionIsUnparseable(t *testing.T) {
 		if c.Status != 200 || c.Outcome != "unparseable" {
 			t.Errorf("ledger row %+v, want status 200 and outcome unparseable", c)
 		}
+	}
+}
+
+// TestRedirectsAreNotFollowed: an endpoint that answers with a redirect
+// (to another host, or another port of its own host, where Go would send
+// the key along) gets that answer back as a failed call, ledgered with its
+// status; the address it points to receives nothing.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	var reached atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+	}))
+	t.Cleanup(other.Close)
+	for _, code := range []int{301, 302, 307, 308} {
+		redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.Path, code)
+		}))
+		key := func(context.Context) (string, error) { return testKey, nil }
+		r := newRig(Config{Primary: Endpoint{Base: redirect.URL + "/v1", Model: testModel, Key: key},
+			UserAgent: testUA, Backoff: time.Millisecond, Retries: -1, Timeout: 10 * time.Second})
+		if err := r.CompleteJSON(context.Background(), extractReq(), &plan{}); err == nil {
+			t.Errorf("%d: the call succeeded", code)
+		}
+		if calls := r.ledger(); len(calls) != 1 || calls[0].Status != code {
+			t.Errorf("%d: ledger %+v, want one call with that status", code, calls)
+		}
+		redirect.Close()
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the redirect's target was reached %d times", n)
 	}
 }

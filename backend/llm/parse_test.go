@@ -38,8 +38,8 @@ func TestSameOrigin(t *testing.T) {
 		{"https://api.x.com/v1", "https://evil.example/v1", false},
 		{"", "", false},
 	} {
-		if got := sameOrigin(tc.a, tc.b); got != tc.want {
-			t.Errorf("sameOrigin(%q, %q) = %v", tc.a, tc.b, got)
+		if got := SameOrigin(tc.a, tc.b); got != tc.want {
+			t.Errorf("SameOrigin(%q, %q) = %v", tc.a, tc.b, got)
 		}
 	}
 }

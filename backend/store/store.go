@@ -14,6 +14,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -76,6 +77,21 @@ type Options struct {
 	BeforeMigrate func(ctx context.Context, from, to int, copyTo func(dst string) error) error
 }
 
+// private makes the data folder and the database files in it readable by
+// their owner only: a folder made before (by hand, or by an older version)
+// with wider rights would let other users of the machine read every memory.
+func private(dir string) error {
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("make the data folder private: %w", err)
+	}
+	for _, name := range []string{FileName, FileName + "-wal", FileName + "-shm"} {
+		if err := os.Chmod(filepath.Join(dir, name), 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("make %s private: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // Open opens (creating if needed) the database in dir and migrates it.
 func Open(ctx context.Context, dir string) (*Store, error) { return OpenWith(ctx, dir, Options{}) }
 
@@ -83,6 +99,9 @@ func Open(ctx context.Context, dir string) (*Store, error) { return OpenWith(ctx
 func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	if err := private(dir); err != nil {
+		return nil, err
 	}
 	lock, err := lockDir(dir)
 	if err != nil {
@@ -102,7 +121,10 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err != nil {
+	if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err == nil {
+		err = private(dir) // the files SQLite just made, with its default rights
+	}
+	if err != nil {
 		_ = writer.Close()
 		_ = lock.Release()
 		return nil, err
