@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"hyatlas/backend/api"
 )
 
 func TestGuard_AllowsLocalClients(t *testing.T) {
@@ -161,5 +163,53 @@ func TestDashboardFiles(t *testing.T) {
 	}
 	if r := a.do(req{path: "/dashboard/", noAuth: true}); !strings.Contains(r.header.Get("Content-Security-Policy"), "default-src 'self'") {
 		t.Errorf("dashboard has no CSP: %v", r.header)
+	}
+}
+
+// TestAuth_SessionsOutliveARestart: the server a restart builds in the
+// same process, handed the same SignIns, keeps an open dashboard signed in
+// (it showed "signed out" after every Restart from Settings); one built
+// with another token ends the sessions, as a new token does.
+func TestAuth_SessionsOutliveARestart(t *testing.T) {
+	shared := &api.SignIns{}
+	first := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: testToken, SignIns: shared}, nil, nil)
+	link := first.DashboardURL("http://127.0.0.1:1")
+	srv := httptest.NewServer(first.Handler())
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirect.Get(srv.URL + link[strings.Index(link, "/dashboard/"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	srv.Close()
+	var session string
+	for _, c := range res.Cookies() {
+		if c.Name == "hyatlas_session" {
+			session = c.Value
+		}
+	}
+	if session == "" {
+		t.Fatal("no session from the sign-in link")
+	}
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{testToken, 200}, {strings.Repeat("f", 64), 401}} {
+		next := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: tc.token, SignIns: shared}, nil, nil)
+		srv := httptest.NewServer(next.Handler())
+		r, err := http.NewRequest("GET", srv.URL+"/api/v1/token", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Cookie", "hyatlas_session="+session)
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		srv.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("after a restart with the token %.4s…: %d, want %d", tc.token, res.StatusCode, tc.want)
+		}
 	}
 }

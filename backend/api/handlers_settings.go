@@ -79,7 +79,7 @@ func (s *Server) newToken(w http.ResponseWriter, r *http.Request) error {
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		keep = c.Value
 	}
-	s.signIn.endSessions(keep)
+	s.signIn.endSessions(keep, tok)
 	s.log.Info("a new API token was made; dashboard sessions but the caller's ended")
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, map[string]string{"token": tok})

@@ -58,6 +58,9 @@ type Config struct {
 	Digest func(context.Context) (memory.ConsolidationReport, error)
 	// Hermes connects the Hermes agent (nil: /api/v1/hermes answers 503).
 	Hermes Hermes
+	// SignIns keeps dashboard sessions; one that outlives this server
+	// keeps them across a restart in the same process (nil: the server's own).
+	SignIns *SignIns
 	// Settings edits the saved settings (nil: /api/v1/settings answers 503).
 	Settings Settings
 }
@@ -68,7 +71,7 @@ type Server struct {
 	mem    *memory.Service
 	flush  func(context.Context) error
 	guard  guard
-	signIn signIns
+	signIn *SignIns
 	tokens *tokenSource
 	mux    *http.ServeMux
 	log    *slog.Logger
@@ -105,7 +108,11 @@ func (s *Server) showWindow(w http.ResponseWriter, r *http.Request) error {
 // POST /api/v1/flush to finish in-flight work and write state.
 func New(cfg Config, mem *memory.Service, flush func(context.Context) error) *Server {
 	s := &Server{cfg: cfg, mem: mem, flush: flush, log: cfg.Logger, stopping: make(chan struct{}),
-		tokens: &tokenSource{dir: cfg.TokenDir, tok: cfg.Token}}
+		tokens: &tokenSource{dir: cfg.TokenDir, tok: cfg.Token}, signIn: cfg.SignIns}
+	if s.signIn == nil {
+		s.signIn = &SignIns{}
+	}
+	s.signIn.under(cfg.Token)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -199,7 +206,7 @@ func (s *Server) authorized(r *http.Request) bool {
 func (s *Server) currentToken() string {
 	tok, changed := s.tokens.current()
 	if changed {
-		s.signIn.endSessions("")
+		s.signIn.endSessions("", tok)
 		s.log.Info("the API token file changed: the new token is in force, dashboard sessions ended")
 	}
 	return tok

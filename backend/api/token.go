@@ -75,19 +75,33 @@ func tokenEqual(a, b string) bool {
 	return len(a) == len(b) && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// signIns holds the dashboard's one-time sign-in codes and the sessions
+// SignIns holds the dashboard's one-time sign-in codes and the sessions
 // they became. A code works once; a session is a random id (never the API
-// token), valid until the server stops. At most maxSignIns of each are
-// kept, the oldest dropped first.
-type signIns struct {
+// token), valid until the process stops (the composition root hands the
+// same SignIns to the server a restart builds, so an open dashboard stays
+// signed in), or the token changes. At most maxSignIns of each are kept,
+// the oldest dropped first.
+type SignIns struct {
 	mu       sync.Mutex
 	codes    []string
 	sessions []string
+	token    string // the API token the sessions were opened under
+}
+
+// under ties the sessions to the token in force: a server built with
+// another one (a new token made while HyAtlas was stopping) ends them.
+func (c *SignIns) under(token string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.token != "" && !tokenEqual(c.token, token) {
+		c.codes, c.sessions = nil, nil
+	}
+	c.token = token
 }
 
 const maxSignIns = 64
 
-func (c *signIns) issueCode() string {
+func (c *SignIns) issueCode() string {
 	code := randomHex(16)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -97,7 +111,7 @@ func (c *signIns) issueCode() string {
 
 // redeem turns a valid code into a new session id ("" if the code is
 // unknown or used).
-func (c *signIns) redeem(code string) string {
+func (c *SignIns) redeem(code string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, k := range c.codes {
@@ -111,7 +125,7 @@ func (c *signIns) redeem(code string) string {
 	return ""
 }
 
-func (c *signIns) validSession(id string) bool {
+func (c *SignIns) validSession(id string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range c.sessions {
@@ -123,11 +137,11 @@ func (c *signIns) validSession(id string) bool {
 }
 
 // endSessions ends every session but keep ("" ends all) and drops the
-// unused sign-in codes.
-func (c *signIns) endSessions(keep string) {
+// unused sign-in codes: the token is now token.
+func (c *SignIns) endSessions(keep, token string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.codes = nil
+	c.codes, c.token = nil, token
 	var kept []string
 	for _, s := range c.sessions {
 		if keep != "" && tokenEqual(s, keep) {

@@ -90,6 +90,11 @@ type Engine struct {
 	closeErr  error
 }
 
+// dashboardSignIns are the browser dashboard's sessions: one set for the
+// process, so a restart from Settings (a new engine in the same process)
+// leaves an open dashboard signed in.
+var dashboardSignIns = &api.SignIns{}
+
 // Open opens the data directory and rebuilds the vector index from the
 // saved vectors (no re-embedding). It does not listen; call Listen.
 func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error) {
@@ -193,7 +198,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
 		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x}, Digest: e.Digest,
 		Snapshots: snapshotsAPI{e}, Autostart: autostartEntry(), Hermes: hermesAPI{NewHermesInstaller(cfg)},
-		Settings: settingsAPI{e},
+		Settings: settingsAPI{e}, SignIns: dashboardSignIns,
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()

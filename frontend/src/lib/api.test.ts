@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, getStatus } from './api';
+import { ApiError, getStatus, waitForRestart } from './api';
 
 const sample = {
   status: 'ok',
@@ -112,5 +112,29 @@ describe('getStatus', () => {
     const err = await caught(getStatus());
     expect(err.status).toBe(200);
     expect(err.code).toBe('bad_response');
+  });
+});
+
+describe('waitForRestart', () => {
+  it('waits for the server to go and come back', async () => {
+    const answers = [true, true, false, false, false, true];
+    let calls = 0;
+    const status = async () => {
+      const ok = answers[Math.min(calls++, answers.length - 1)];
+      if (!ok) throw new Error('down');
+    };
+    await waitForRestart({ status, everyMs: 1, goneMs: 5000 });
+    expect(calls).toBe(6);
+  });
+  it('goes on after goneMs when the restart was too quick to see', async () => {
+    let calls = 0;
+    await waitForRestart({ status: async () => void calls++, everyMs: 1, goneMs: 20 });
+    expect(calls).toBeGreaterThan(1);
+  });
+  it('gives up when HyAtlas does not come back', async () => {
+    const down = async () => {
+      throw new Error('down');
+    };
+    await expect(waitForRestart({ status: down, everyMs: 1, goneMs: 5, timeoutMs: 30 })).rejects.toThrow(/did not come back/);
   });
 });

@@ -206,3 +206,35 @@ export const graphHistory = (user_id = '') =>
 export const graphNode = (id: string) => request<GraphNeighbourhood>(`/graph?node=${encodeURIComponent(id)}`);
 export const digestNow = () =>
   request<{ digest_ok: boolean; reason?: string; report?: { clusters_run: number; edges: number } }>('/digest', json('POST'));
+
+/**
+ * Resolves once HyAtlas is back after a restart: it waits until the
+ * server has gone (a failed request) or `goneMs` passed, then until a
+ * status answers. Rejects after `timeoutMs`.
+ */
+export async function waitForRestart(
+  opts: { goneMs?: number; timeoutMs?: number; everyMs?: number; status?: () => Promise<unknown> } = {},
+): Promise<void> {
+  const { goneMs = 3000, timeoutMs = 120_000, everyMs = 400 } = opts;
+  const status = opts.status ?? (() => getStatus());
+  const start = Date.now();
+  const pause = () => new Promise((r) => setTimeout(r, everyMs));
+  let gone = false;
+  while (!gone && Date.now() - start < goneMs) {
+    try {
+      await status();
+      await pause();
+    } catch {
+      gone = true;
+    }
+  }
+  while (Date.now() - start < timeoutMs) {
+    try {
+      await status();
+      return;
+    } catch {
+      await pause();
+    }
+  }
+  throw new Error('HyAtlas did not come back within two minutes');
+}
