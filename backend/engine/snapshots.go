@@ -299,12 +299,16 @@ func testPause(phase string) {
 	select {}
 }
 
-// snapshotLoop makes the scheduled snapshots: the first a minute after
-// the start, then every HYATLAS_SNAPSHOT_EVERY, keeping the newest
-// HYATLAS_SNAPSHOT_KEEP scheduled ones.
+// snapshotLoop makes the scheduled snapshots every HYATLAS_SNAPSHOT_EVERY,
+// keeping the newest HYATLAS_SNAPSHOT_KEEP scheduled ones. The schedule
+// goes on across starts (see firstSnapshotIn).
 func (e *Engine) snapshotLoop(ctx context.Context) {
 	cfg := e.Config.Snapshot
-	timer := time.NewTimer(snapshotStart)
+	list, err := e.snap.keeper.List()
+	if err != nil {
+		e.log.Warn("could not read the snapshots; the first is due in a minute", "err", err)
+	}
+	timer := time.NewTimer(firstSnapshotIn(list, cfg.Every, time.Now()))
 	defer timer.Stop()
 	for {
 		select {
@@ -326,6 +330,24 @@ func (e *Engine) snapshotLoop(ctx context.Context) {
 		}
 		timer.Reset(cfg.Every)
 	}
+}
+
+// firstSnapshotIn is how long after a start the first scheduled snapshot
+// is due: one interval after the newest scheduled one, at least a minute
+// after the start (a minute when there is none, or it is overdue), at most
+// one interval (a clock set back). Taking one at every start instead would
+// let a few restarts in a day prune away the week's daily snapshots.
+func firstSnapshotIn(list []snapshot.Info, every time.Duration, now time.Time) time.Duration {
+	var newest time.Time
+	for _, s := range list {
+		if s.Manifest != nil && s.Manifest.Reason == snapshot.ReasonSchedule && s.Manifest.CreatedAt.After(newest) {
+			newest = s.Manifest.CreatedAt
+		}
+	}
+	if newest.IsZero() {
+		return snapshotStart
+	}
+	return min(max(newest.Add(every).Sub(now), snapshotStart), every)
 }
 
 // snapshotsAPI adapts the engine to the API.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"hyatlas/backend/memory"
 	"hyatlas/backend/snapshot"
@@ -390,5 +391,34 @@ func TestSnapshot_CreateRefusesAJunkBody(t *testing.T) {
 	}
 	if err := r.do(t, "GET", "/api/v1/snapshots", nil, &list); err != nil || len(list.Snapshots) != 1 {
 		t.Errorf("after POST {}: %v %v, want one snapshot", list, err)
+	}
+}
+
+// TestFirstSnapshotIn: the schedule goes on across starts: restarting does
+// not take a snapshot each time (seven restarts in a day pruned a week of
+// daily snapshots).
+func TestFirstSnapshotIn(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	snap := func(reason string, ago time.Duration) snapshot.Info {
+		return snapshot.Info{Manifest: &snapshot.Manifest{Reason: reason, CreatedAt: now.Add(-ago)}}
+	}
+	cases := []struct {
+		name string
+		list []snapshot.Info
+		want time.Duration
+	}{
+		{"no snapshot yet", nil, time.Minute},
+		{"only manual ones", []snapshot.Info{snap(snapshot.ReasonManual, time.Hour)}, time.Minute},
+		{"the last scheduled an hour ago", []snapshot.Info{snap(snapshot.ReasonSchedule, time.Hour), snap(snapshot.ReasonSchedule, 25*time.Hour)}, 23 * time.Hour},
+		{"overdue", []snapshot.Info{snap(snapshot.ReasonSchedule, 3*day)}, time.Minute},
+		{"due in thirty seconds", []snapshot.Info{snap(snapshot.ReasonSchedule, day-30*time.Second)}, time.Minute},
+		{"a clock set back", []snapshot.Info{snap(snapshot.ReasonSchedule, -2*day)}, day},
+		{"an unreadable one", []snapshot.Info{{ID: "x", Error: "bad zip"}}, time.Minute},
+	}
+	for _, c := range cases {
+		if got := firstSnapshotIn(c.list, day, now); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
