@@ -8,6 +8,7 @@ import (
 	"context"
 	"io/fs"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -21,12 +22,21 @@ import (
 // Run opens the window and returns when the user quits. assets is the
 // built frontend (index.html at its root) or nil, in which case every
 // request goes to the engine's handler, which explains how to build it;
-// icon is a PNG. With a tray (a D-Bus session bus on Linux), closing the
-// window hides it and the API and background work go on until Quit in
-// the tray; without one, closing the window quits. A second launch of
-// hyatlas shows this window (through the API, see api.Server.SetWindow).
+// icon is a PNG. While the tray icon is on show (on Linux, a tray host
+// on the D-Bus session bus took it), closing the window hides it and the
+// API and background work go on until Quit in the tray; without one,
+// closing the window quits. A second launch of hyatlas shows this window
+// (through the API, see api.Server.SetWindow).
 func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log *slog.Logger) error {
 	t := newTray(eng, icon, log)
+	var quitting atomic.Bool // our own quits (tray, restart) pass OnBeforeClose
+	quit := func(ctx context.Context) {
+		quitting.Store(true)
+		runtime.Quit(ctx)
+	}
+	if t != nil {
+		t.quit = quit
+	}
 	dir := eng.Config.Paths.Config
 	g := loadGeometry(dir)
 	remember := func(ctx context.Context) {
@@ -40,7 +50,7 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 		Height:            g.Height,
 		MinWidth:          minWidth,
 		MinHeight:         minHeight,
-		HideWindowOnClose: t != nil,
+		HideWindowOnClose: false, // decided at each close: see OnBeforeClose
 		AssetServer: &assetserver.Options{
 			Assets:  assets,
 			Handler: eng.WindowHandler(),
@@ -54,16 +64,23 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 				runtime.WindowShow(ctx)
 				runtime.WindowUnminimise(ctx)
 			})
-			eng.SetQuit(func() { runtime.Quit(ctx) }) // Settings' Restart quits, then main starts again
+			eng.SetQuit(func() { quit(ctx) }) // Settings' Restart quits, then main starts again
 			if t != nil {
 				t.run(ctx)
 			}
 		},
 		// The size and position are kept when the window closes (hidden or
-		// not) and when the app quits.
+		// not) and when the app quits. Wails calls this for the close button
+		// and for runtime.Quit alike: our own quits go through; the close
+		// button hides the window only while a tray icon is on show (a tray
+		// host on the bus) to bring it back from, else it quits.
 		OnBeforeClose: func(ctx context.Context) bool {
 			remember(ctx)
-			return false
+			if quitting.Load() || t == nil || !t.shown() {
+				return false
+			}
+			runtime.WindowHide(ctx)
+			return true
 		},
 		OnShutdown: func(ctx context.Context) {
 			remember(ctx)

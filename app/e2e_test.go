@@ -386,23 +386,31 @@ func TestTrayQuit(t *testing.T) {
 	}
 }
 
-// TestCloseWithoutTrayQuits: with no tray (no session bus), the close
-// button quits the app cleanly instead of hiding a window nobody could
-// bring back.
+// TestCloseWithoutTrayQuits: with no tray icon on show, the close button
+// quits the app cleanly instead of hiding a window nobody could bring
+// back: with no session bus, and with a bus but no tray host on it (stock
+// GNOME without its AppIndicator extension).
 func TestCloseWithoutTrayQuits(t *testing.T) {
 	display := os.Getenv("DISPLAY")
-	if display == "" {
-		t.Fatal("run under xvfb-run (make test does)")
+	if display == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		t.Fatal("run under xvfb-run and dbus-run-session (make test does)")
 	}
-	p := proctest.New(t, binary(t), "DISPLAY="+display, "XAUTHORITY="+os.Getenv("XAUTHORITY"),
-		"DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
-	p.Start()
-	for _, id := range waitVisible(t, p) {
-		if err := closeWindow(display, id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if code := p.Wait(30 * time.Second); code != 0 {
-		t.Fatalf("exit %d after the close button:\n%s", code, p.Out.String())
+	for _, c := range []struct{ name, bus string }{
+		{"no session bus", "unix:path=/nonexistent"},
+		{"a bus without a tray host", os.Getenv("DBUS_SESSION_BUS_ADDRESS")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := proctest.New(t, binary(t), "DISPLAY="+display, "XAUTHORITY="+os.Getenv("XAUTHORITY"),
+				"DBUS_SESSION_BUS_ADDRESS="+c.bus)
+			p.Start()
+			for _, id := range waitVisible(t, p) {
+				if err := closeWindow(display, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if code := p.Wait(30 * time.Second); code != 0 {
+				t.Fatalf("exit %d after the close button:\n%s", code, p.Out.String())
+			}
+		})
 	}
 }

@@ -21,7 +21,8 @@ const trayStatusEvery = 5 * time.Second
 // line, Pause/Resume extraction, Quit. On Linux it is a D-Bus
 // StatusNotifierItem (no GTK), so it needs a session bus: without one it
 // is not started at all, and its end function is never called (ending a
-// tray that never connected crashes).
+// tray that never connected crashes). It is on show only while a tray
+// host (see shown) is on the bus.
 type tray struct {
 	eng   *engine.Engine
 	icon  []byte
@@ -31,6 +32,7 @@ type tray struct {
 	start func()
 	end   func()
 	once  sync.Once
+	quit  func(context.Context) // quits the app past the close-hides rule
 }
 
 // newTray prepares the tray, or returns nil when there is no session bus.
@@ -49,6 +51,26 @@ func (t *tray) run(ctx context.Context) {
 	t.ctx = ctx
 	t.start()
 	close(t.ready)
+}
+
+// watcherName is the D-Bus name of the tray host (the status notifier
+// watcher) that shows items like ours.
+const watcherName = "org.kde.StatusNotifierWatcher"
+
+// shown reports whether a tray host is on the session bus now, so our
+// icon is on show: without one (stock GNOME has none) a hidden window
+// could not be brought back from the tray.
+func (t *tray) shown() bool {
+	conn, err := dbus.SessionBus()
+	if err != nil {
+		return false
+	}
+	var has bool
+	if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, watcherName).Store(&has); err != nil {
+		t.log.Warn("could not ask the session bus for a tray host; closing the window quits", "err", err)
+		return false
+	}
+	return has
 }
 
 // stop removes the tray icon.
@@ -83,7 +105,7 @@ func (t *tray) onReady() {
 				t.refresh(status, pause)
 			case <-quit.ClickedCh:
 				t.log.Info("quit from the tray")
-				runtime.Quit(t.ctx)
+				t.quit(t.ctx)
 				return
 			case <-tick.C:
 				t.refresh(status, pause)
