@@ -56,6 +56,21 @@ async function gone(page, text) {
 
 async function atlas(page) {
   await page.click('[data-testid="nav-atlas"]');
+  // The form takes the focus; what one add chose does not carry over to the
+  // next; Escape closes it.
+  await page.click('[data-testid="add-open"]');
+  const typing = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  check(typing === 'add-content', `the add form opened with the focus on ${typing}`);
+  await page.fill('[data-testid="add-content"]', 'Wants to run a marathon next spring');
+  await page.fill('[data-testid="add-category"]', 'goal');
+  await page.fill('[data-testid="add-strength"]', '0.9');
+  await page.click('[data-testid="add-save"]');
+  await rowOf(page, 'Wants to run a marathon next spring');
+  await page.click('[data-testid="add-open"]');
+  const fresh = [await page.inputValue('[data-testid="add-category"]'), await page.inputValue('[data-testid="add-strength"]')];
+  check(fresh[0] === 'fact' && fresh[1] === '0.5', `the next add starts as ${fresh}, not fact 0.5`);
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid="add-content"]').waitFor({ state: 'detached', timeout: 5_000 });
   await page.click('[data-testid="add-open"]');
   await page.fill('[data-testid="add-content"]', TEXT);
   await page.click('[data-testid="add-save"]');
