@@ -91,6 +91,10 @@ func runImport(ctx context.Context, e Env, args []string) error {
 	}
 	fmt.Fprintf(e.Stdout, "imported %d memories (%d were already here, left as they are); %d workspace files\n",
 		rep.Imported, rep.Skipped, rep.Files)
+	if g := rep.Graph; g.Nodes+g.Relations+g.Links > 0 {
+		fmt.Fprintf(e.Stdout, "knowledge graph: %d new entities, %d new relations (with their history), %d links\n",
+			g.Nodes, g.Relations, g.Links)
+	}
 	if rep.Reembed > 0 {
 		fmt.Fprintf(e.Stdout, "%d need a vector from this machine's model: re-embedding runs in the background (`hyatlas status` shows it)\n", rep.Reembed)
 	}

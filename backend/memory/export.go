@@ -14,21 +14,28 @@ import (
 
 // Export writes everything a person would need to move their memory:
 // JSON Lines, one record per line. The first line is a header; then one
-// "memory" record per row (every field, both time axes, provenance, its
-// history and, optionally, its vector); then one "workspace" record per
-// workspace file. Import reads the same format.
+// "memory" record per row (every field, both time axes, provenance, when
+// it last faded, its history and, optionally, its vector); then the
+// knowledge graph: a "graph_node" record per entity, a "graph_relation"
+// record per belief record of each relation (expired ones too, with the
+// relation's evidence) and a "link" record per link between facts; then
+// one "workspace" record per workspace file. Import reads the same format
+// (and version 1, which had no graph).
 //
-//	{"type":"header","format":"hyatlas-export","version":1,"exported_at":...,"embedder":"glove-..."}
-//	{"type":"memory","memory":{...},"history":[...],"vector":{"embedder":...,"dims":300,"parts":2,"data":"<base64>"}}
+//	{"type":"header","format":"hyatlas-export","version":2,"exported_at":...,"embedder":"glove-..."}
+//	{"type":"memory","memory":{...},"decayed_at":...,"history":[...],"vector":{"embedder":...,"dims":300,"parts":2,"data":"<base64>"}}
+//	{"type":"graph_node","user_id":"alice","node":{"id":"e...","label":"Globex","type":"organization",...}}
+//	{"type":"graph_relation","user_id":"alice","relation":{"id":"r...","from":"e...","to":"e...","relation":"works at",...,"facts":[...],"turns":[...]}}
+//	{"type":"link","link":{"a":"m...","b":"m...","kind":"supports","at":...}}
 //	{"type":"workspace","agent":"meepa","file":"SOUL.md","content":"..."}
-//	{"type":"end","memories":N,"files":M}
+//	{"type":"end","memories":N,"files":M,"nodes":N,"relations":R,"links":L}
 //
 // The end record lets an import tell a complete export from one cut short.
 
 // Export format identifiers.
 const (
 	ExportFormat  = "hyatlas-export"
-	ExportVersion = 1
+	ExportVersion = 2
 )
 
 // ExportRow is one memory with its history and, when exported, its
@@ -37,6 +44,9 @@ type ExportRow struct {
 	Memory  Memory
 	History []HistoryEntry
 	Vector  *Vector
+	// DecayedAt is when the row last faded for neglect (zero: never); an
+	// import keeps it, so the copy does not fade again early.
+	DecayedAt time.Time
 }
 
 // exportLine is one line of an export.
@@ -48,16 +58,26 @@ type exportLine struct {
 	ExportedAt time.Time `json:"exported_at,omitzero"`
 	Embedder   string    `json:"embedder,omitempty"`
 
-	Memory  *Memory        `json:"memory,omitempty"`
-	History []HistoryEntry `json:"history,omitempty"`
-	Vector  *exportVector  `json:"vector,omitempty"`
+	Memory    *Memory        `json:"memory,omitempty"`
+	DecayedAt time.Time      `json:"decayed_at,omitzero"`
+	History   []HistoryEntry `json:"history,omitempty"`
+	Vector    *exportVector  `json:"vector,omitempty"`
+
+	UserID   string      `json:"user_id,omitempty"` // a graph record's owner
+	AgentID  string      `json:"agent_id,omitempty"`
+	Node     *GraphNode  `json:"node,omitempty"`
+	Relation *GraphEdge  `json:"relation,omitempty"`
+	Link     *exportLink `json:"link,omitempty"`
 
 	Agent   string        `json:"agent,omitempty"`
 	File    WorkspaceFile `json:"file,omitempty"`
 	Content *string       `json:"content,omitempty"`
 
-	Memories *int `json:"memories,omitempty"` // end: how many memory records came before
-	Files    *int `json:"files,omitempty"`    // end: how many workspace records
+	Memories  *int `json:"memories,omitempty"` // end: how many memory records came before
+	Files     *int `json:"files,omitempty"`    // end: how many workspace records
+	Nodes     *int `json:"nodes,omitempty"`    // end: graph records (version 2)
+	Relations *int `json:"relations,omitempty"`
+	Links     *int `json:"links,omitempty"`
 }
 
 // exportVector is a vector as base64 of little-endian float32s: the
@@ -111,8 +131,11 @@ type ExportInput struct {
 
 // ExportReport counts what an export wrote.
 type ExportReport struct {
-	Memories int `json:"memories"`
-	Files    int `json:"files"`
+	Memories  int `json:"memories"`
+	Files     int `json:"files"`
+	Nodes     int `json:"nodes"`
+	Relations int `json:"relations"` // belief records
+	Links     int `json:"links"`
 }
 
 // Export writes the JSON Lines export to w, streaming.
@@ -128,7 +151,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 	}
 	err = s.store.ScanExport(ctx, s.scope([]string{in.UserID}, in.AgentID), in.Vectors, func(r ExportRow) error {
 		m := r.Memory
-		line := exportLine{Type: "memory", Memory: &m, History: r.History}
+		line := exportLine{Type: "memory", Memory: &m, History: r.History, DecayedAt: r.DecayedAt}
 		if r.Vector != nil {
 			line.Vector = packVector(*r.Vector)
 		}
@@ -137,6 +160,19 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 	})
 	if err != nil {
 		return rep, fmt.Errorf("export: %w", err)
+	}
+	scope := s.scope([]string{in.UserID}, in.AgentID)
+	if s.graphStore != nil {
+		g, err := s.graphStore.GraphExport(ctx, scope)
+		if err != nil {
+			return rep, fmt.Errorf("export the graph: %w", err)
+		}
+		for _, l := range graphLines(g) {
+			if err := enc.Encode(l); err != nil {
+				return rep, fmt.Errorf("export: %w", err)
+			}
+		}
+		rep.Nodes, rep.Relations, rep.Links = len(g.Nodes), len(g.Relations), len(g.Links)
 	}
 	docs, err := s.exportedFiles(ctx, in)
 	if err != nil {
@@ -149,7 +185,8 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 		}
 		rep.Files++
 	}
-	if err := enc.Encode(exportLine{Type: "end", Memories: &rep.Memories, Files: &rep.Files}); err != nil {
+	if err := enc.Encode(exportLine{Type: "end", Memories: &rep.Memories, Files: &rep.Files,
+		Nodes: &rep.Nodes, Relations: &rep.Relations, Links: &rep.Links}); err != nil {
 		return rep, fmt.Errorf("export: %w", err)
 	}
 	if err := bw.Flush(); err != nil {

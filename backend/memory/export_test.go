@@ -3,6 +3,7 @@ package memory_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -141,6 +142,18 @@ func TestImportRefusesBadLinesAndWritesNothing(t *testing.T) {
 		{"a long source", strings.Join([]string{lines[0], strings.Replace(lines[1], `"layer":"l2_raw"`, `"layer":"l2_raw","source":"`+strings.Repeat("s", 5000)+`"`, 1)}, "\n"), "source must be at most"},
 		{"cut short", strings.Join(lines[:len(lines)-1], "\n"), "cut short"},
 		{"after the end", strings.Join(append(append([]string{}, lines...), lines[1]), "\n"), "after the end record"},
+		{"a later version", strings.Replace(lines[0], `"version":2`, `"version":3`, 1), "reads versions 1 to 2"},
+		{"a relation to an entity not exported", graphExport(lines[0], 1, 1, node("e1", "Alice"), relation("r1", "e1", "e2", "")),
+			"relation r1 relates an entity the export does not have"},
+		{"an unknown entity type", graphExport(lines[0], 1, 0, strings.Replace(node("e1", "Alice"), `"type":"person"`, `"type":"alien"`, 1)),
+			"unknown entity type"},
+		{"a relation held twice", graphExport(lines[0], 2, 2, node("e1", "Alice"), node("e2", "Acme"),
+			relation("r1", "e1", "e2", ""), relation("r1", "e1", "e2", "")), "relation r1 is held by two records"},
+		{"an expiry without its kind", graphExport(lines[0], 2, 1, node("e1", "Alice"), node("e2", "Acme"),
+			relation("r1", "e1", "e2", `,"expired_at":"2026-02-01T00:00:00Z"`)), "expired_at and expired_how must come together"},
+		{"a path for a relation id", graphExport(lines[0], 2, 1, node("e1", "Alice"), node("e2", "Acme"),
+			strings.Replace(relation("r1", "e1", "e2", ""), `"id":"r1"`, `"id":"../r1"`, 1)), "is not a relation id"},
+		{"graph counts that do not match", graphExport(lines[0], 5, 0, node("e1", "Alice")), "the end record does not match"},
 	}
 	dst, _ := exportRig(t)
 	for _, c := range cases {
@@ -163,6 +176,24 @@ func TestImportRefusesBadLinesAndWritesNothing(t *testing.T) {
 	if rows, _, _ := snapshot(t, dst); len(rows) != 0 {
 		t.Fatalf("a refused import wrote %d rows", len(rows))
 	}
+}
+
+// graphExport is an export of graph records only (nodes entities,
+// relations records said in its end record).
+func graphExport(header string, nodes, relations int, records ...string) string {
+	end := fmt.Sprintf(`{"type":"end","memories":0,"files":0,"nodes":%d,"relations":%d,"links":0}`, nodes, relations)
+	return strings.Join(append(append([]string{header}, records...), end), "\n")
+}
+
+func node(id, name string) string {
+	return `{"type":"graph_node","user_id":"alice","node":{"id":"` + id + `","label":"` + name +
+		`","type":"person","created_at":"2026-01-01T00:00:00Z","strength":0,"degree":0}}`
+}
+
+func relation(id, from, to, extra string) string {
+	return `{"type":"graph_relation","user_id":"alice","relation":{"id":"` + id + `","from":"` + from + `","to":"` + to +
+		`","relation":"works at","exclusive":true,"valid_from":"0001-01-01T00:00:00Z","valid_to":"0001-01-01T00:00:00Z",` +
+		`"learned_at":"2026-01-01T00:00:00Z","recorded_at":"2026-01-01T00:00:00Z","facts":[],"turns":[]` + extra + `}}`
 }
 
 func TestExportMarkdown(t *testing.T) {

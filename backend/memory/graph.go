@@ -253,6 +253,10 @@ type GraphStore interface {
 	GraphEvidence(ctx context.Context, edges []GraphEdge) error
 	// GraphCounts counts nodes and held relations in scope.
 	GraphCounts(ctx context.Context, scope Scope) (nodes, edges int, err error)
+	// GraphExport reads the graph of the owners in scope for an export:
+	// nodes, every record with its evidence, and the links between their
+	// facts.
+	GraphExport(ctx context.Context, scope Scope) (GraphExport, error)
 }
 
 // GraphAxis is the time axis of an as-of view.

@@ -30,6 +30,15 @@ type ImportReport struct {
 	Reembed      int      `json:"reembed"`
 	Files        int      `json:"files"`         // workspace files written
 	FilesSkipped []string `json:"files_skipped"` // already here with other content: kept
+	// Graph counts the entities, relations and links added to the graph.
+	Graph GraphImportReport `json:"graph"`
+}
+
+// importBatch is what an export holds, checked.
+type importBatch struct {
+	rows  []ExportRow
+	files []WorkspaceDoc
+	graph GraphExport
 }
 
 // Import reads an export (see Export) and merges it in: every memory whose
@@ -40,16 +49,18 @@ type ImportReport struct {
 // written when the agent has none; one with other content is kept.
 func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	var rep ImportReport
-	rows, files, err := s.readExport(r, &rep)
+	b, err := s.readExport(r, &rep)
 	if err != nil {
 		return rep, err
 	}
+	rows, files := b.rows, b.files
 	// New ids only, like adds: the read lock keeps an embedder switch
 	// from coming between the commit and the index update.
 	s.indexSync.RLock()
-	written, err := s.store.ImportRows(ctx, rows)
+	written, graph, err := s.store.ImportRows(ctx, rows, b.graph)
 	if err == nil {
 		s.indexImported(written, rows, &rep)
+		rep.Graph = graph
 	}
 	s.indexSync.RUnlock()
 	if err != nil {
@@ -68,13 +79,14 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 	return rep, nil
 }
 
-// readExport parses and checks every line; it returns the rows and files
-// only if all are valid.
-func (s *Service) readExport(r io.Reader, rep *ImportReport) ([]ExportRow, []WorkspaceDoc, error) {
+// readExport parses and checks every line; it returns what they hold only
+// if all are valid.
+func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), maxImportLine)
 	var rows []ExportRow
 	var files []WorkspaceDoc
+	var graph GraphExport
 	var problems []string
 	seen := map[string]int{}
 	ended := false
@@ -93,22 +105,24 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) ([]ExportRow, []Wor
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
 			if n == 1 { // a Markdown export, or some other file
-				return nil, nil, Errorf(EINVALID, "not a HyAtlas export: line 1 is not a JSON record (a Markdown export is for reading; import a JSON Lines export)")
+				return importBatch{}, Errorf(EINVALID, "not a HyAtlas export: line 1 is not a JSON record (a Markdown export is for reading; import a JSON Lines export)")
 			}
 			fail(n, "not a record: %s", strings.TrimPrefix(err.Error(), "json: "))
 			continue
 		}
 		switch {
 		case n == 1 && (l.Type != "header" || l.Format != ExportFormat):
-			return nil, nil, Errorf(EINVALID, "line 1: not a HyAtlas export (no %q header)", ExportFormat)
+			return importBatch{}, Errorf(EINVALID, "line 1: not a HyAtlas export (no %q header)", ExportFormat)
 		case l.Type == "header":
 			if n != 1 {
 				fail(n, "a second header")
-			} else if l.Version != ExportVersion {
-				return nil, nil, Errorf(EINVALID, "line 1: export version %d; this HyAtlas reads version %d", l.Version, ExportVersion)
+			} else if l.Version < 1 || l.Version > ExportVersion {
+				return importBatch{}, Errorf(EINVALID, "line 1: export version %d; this HyAtlas reads versions 1 to %d", l.Version, ExportVersion)
 			}
 		case l.Type == "end":
-			if l.Memories == nil || l.Files == nil || *l.Memories != len(rows) || *l.Files != len(files) {
+			if l.Memories == nil || l.Files == nil || *l.Memories != len(rows) || *l.Files != len(files) ||
+				!countMatches(l.Nodes, len(graph.Nodes)) || !countMatches(l.Relations, len(graph.Relations)) ||
+				!countMatches(l.Links, len(graph.Links)) {
 				fail(n, "the end record does not match the records before it")
 			}
 			ended = true
@@ -133,6 +147,27 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) ([]ExportRow, []Wor
 				continue
 			}
 			files = append(files, doc)
+		case l.Type == "graph_node":
+			node, err := checkImportedNode(l)
+			if err != nil {
+				fail(n, "%v", err)
+				continue
+			}
+			graph.Nodes = append(graph.Nodes, node)
+		case l.Type == "graph_relation":
+			rel, err := checkImportedRelation(l)
+			if err != nil {
+				fail(n, "%v", err)
+				continue
+			}
+			graph.Relations = append(graph.Relations, rel)
+		case l.Type == "link":
+			link, err := checkImportedLink(l)
+			if err != nil {
+				fail(n, "%v", err)
+				continue
+			}
+			graph.Links = append(graph.Links, link)
 		default:
 			fail(n, "unknown record type %q", l.Type)
 		}
@@ -141,20 +176,34 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) ([]ExportRow, []Wor
 		if errors.Is(err, bufio.ErrTooLong) {
 			fail(rep.Lines+1, "longer than %d MiB", maxImportLine>>20)
 		} else {
-			return nil, nil, fmt.Errorf("read the import: %w", err)
+			return importBatch{}, fmt.Errorf("read the import: %w", err)
 		}
 	}
 	if rep.Lines == 0 {
-		return nil, nil, Errorf(EBADREQUEST, "the import is empty")
+		return importBatch{}, Errorf(EBADREQUEST, "the import is empty")
 	}
 	if !ended && len(problems) == 0 {
 		fail(rep.Lines, "the export is cut short (no end record); export it again")
 	}
+	if len(problems) == 0 {
+		if err := checkGraph(graph); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
 	if len(problems) > 0 {
-		return nil, nil, Errorf(EINVALID, "nothing was imported: %s", strings.Join(problems, "; "))
+		return importBatch{}, Errorf(EINVALID, "nothing was imported: %s", strings.Join(problems, "; "))
 	}
 	rep.Memories = len(rows)
-	return rows, files, nil
+	return importBatch{rows: rows, files: files, graph: graph}, nil
+}
+
+// countMatches checks an end record's count of a kind of record; a
+// version 1 export has none (and no such records).
+func countMatches(said *int, got int) bool {
+	if said == nil {
+		return got == 0
+	}
+	return *said == got
 }
 
 // checkImported validates one memory record.
@@ -196,7 +245,7 @@ func checkImported(l exportLine) (ExportRow, error) {
 	if m.UpdatedAt.IsZero() {
 		m.UpdatedAt = m.CreatedAt
 	}
-	row := ExportRow{Memory: *m, History: l.History}
+	row := ExportRow{Memory: *m, History: l.History, DecayedAt: l.DecayedAt}
 	if l.Vector != nil {
 		v, err := l.Vector.unpack()
 		if err != nil {

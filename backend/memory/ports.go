@@ -220,7 +220,10 @@ type Store interface {
 	ScanExport(ctx context.Context, scope Scope, withVectors bool, fn func(ExportRow) error) error
 	// ImportRows writes, in one transaction, the rows whose ids are new
 	// (with history and vectors) and returns their ids.
-	ImportRows(ctx context.Context, rows []ExportRow) ([]string, error)
+	// The graph is merged in the same transaction (see GraphExport): an
+	// entity already here by name is used as is, a relation already here
+	// (by id, or held with the same ends) only gains the evidence.
+	ImportRows(ctx context.Context, rows []ExportRow, g GraphExport) ([]string, GraphImportReport, error)
 	// SetVectors stores new vectors; a row deleted or edited since its job
 	// was listed is skipped. It returns the ids of the updated rows that
 	// are live (the ones the index must hold).

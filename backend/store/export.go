@@ -28,10 +28,10 @@ func (s *Store) ScanExport(ctx context.Context, scope memory.Scope, withVectors 
 	}
 	var w where
 	w.scope("m.", scope)
-	q := `SELECT ` + prefixed("m") + `, m.embedder, e.dims, e.vector FROM memories m
+	q := `SELECT ` + prefixed("m") + `, m.decayed_at, m.embedder, e.dims, e.vector FROM memories m
 		LEFT JOIN embeddings e ON e.memory_seq = m.seq` + w.sql() + ` ORDER BY m.seq`
 	if !withVectors {
-		q = `SELECT ` + prefixed("m") + `, m.embedder, NULL, NULL FROM memories m` + w.sql() + ` ORDER BY m.seq`
+		q = `SELECT ` + prefixed("m") + `, m.decayed_at, m.embedder, NULL, NULL FROM memories m` + w.sql() + ` ORDER BY m.seq`
 	}
 	rows, err := s.reader.QueryContext(ctx, q, w.args...)
 	if err != nil {
@@ -40,13 +40,13 @@ func (s *Store) ScanExport(ctx context.Context, scope memory.Scope, withVectors 
 	defer rows.Close()
 	for rows.Next() {
 		var embedder string
-		var dims sql.NullInt64
+		var dims, decayed sql.NullInt64
 		var blob []byte
-		m, err := scanMemory(rows, &embedder, &dims, &blob)
+		m, err := scanMemory(rows, &decayed, &embedder, &dims, &blob)
 		if err != nil {
 			return fmt.Errorf("export memories: %w", err)
 		}
-		row := memory.ExportRow{Memory: m, History: history[m.ID]}
+		row := memory.ExportRow{Memory: m, History: history[m.ID], DecayedAt: fromNullMillis(decayed)}
 		if withVectors && dims.Valid && len(blob) > 0 {
 			values, parts, err := decodeVector(nil, blob, int(dims.Int64))
 			if err != nil {
@@ -65,10 +65,12 @@ func (s *Store) ScanExport(ctx context.Context, scope memory.Scope, withVectors 
 }
 
 // ImportRows writes, in one transaction, every row whose id the store
-// does not hold yet, with its history and vector, and returns the ids it
-// wrote; rows already held are left as they are.
-func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow) ([]string, error) {
+// does not hold yet, with its history, vector and last fade, and returns
+// the ids it wrote; rows already held are left as they are. The graph is
+// merged in the same transaction (see importGraph).
+func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow, g memory.GraphExport) ([]string, memory.GraphImportReport, error) {
 	var written []string
+	var graph memory.GraphImportReport
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		written = written[:0]
 		p := newPreparedTx(tx)
@@ -88,6 +90,12 @@ func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow) ([]stri
 			if err := insertRow(ctx, p, nr); err != nil {
 				return err
 			}
+			if !r.DecayedAt.IsZero() {
+				if _, err := tx.ExecContext(ctx, `UPDATE memories SET decayed_at = ? WHERE id = ?`,
+					r.DecayedAt.UnixMilli(), r.Memory.ID); err != nil {
+					return fmt.Errorf("import %s: %w", r.Memory.ID, err)
+				}
+			}
 			for _, h := range r.History {
 				h.MemoryID = r.Memory.ID
 				if err := addHistory(ctx, p, h); err != nil {
@@ -96,10 +104,12 @@ func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow) ([]stri
 			}
 			written = append(written, r.Memory.ID)
 		}
-		return nil
+		var err error
+		graph, err = importGraph(ctx, tx, g)
+		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("import memories: %w", err)
+		return nil, memory.GraphImportReport{}, fmt.Errorf("import memories: %w", err)
 	}
-	return written, nil
+	return written, graph, nil
 }

@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"hyatlas/backend/memory"
+)
+
+// GraphExport reads the graph of the owners in scope: its nodes, every
+// record of every relation (oldest first, with the relation's evidence),
+// and the links whose first fact is in scope.
+func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.GraphExport, error) {
+	var g memory.GraphExport
+	var nw where
+	nw.scope("n.", scope)
+	nodes, err := s.queryNodes(ctx, nw)
+	if err != nil {
+		return g, err
+	}
+	g.Nodes = nodes
+	var ew where
+	ew.scope("", scope)
+	edges, err := queryEdges(ctx, s.reader, `SELECT `+edgeColumns+` FROM graph_edges`+ew.sql()+` ORDER BY seq`, ew.args...)
+	if err != nil {
+		return g, err
+	}
+	ptrs := make([]*memory.GraphEdge, len(edges))
+	for i := range edges {
+		ptrs[i] = &edges[i]
+	}
+	if err := fillEvidence(ctx, s.reader, ptrs); err != nil {
+		return g, err
+	}
+	g.Relations = edges
+	var lw where
+	lw.scope("m.", scope)
+	err = s.query(ctx, `SELECT l.a, l.b, l.kind, l.at FROM links l JOIN memories m ON m.id = l.a`+lw.sql()+` ORDER BY l.at, l.a, l.b`,
+		lw.args, func(r *sql.Rows) error {
+			var l memory.Link
+			var at int64
+			err := r.Scan(&l.A, &l.B, &l.Kind, &at)
+			l.At = fromMillis(sql.NullInt64{Int64: at, Valid: true})
+			g.Links = append(g.Links, l)
+			return err
+		})
+	if err != nil {
+		return g, fmt.Errorf("export links: %w", err)
+	}
+	return g, nil
+}
+
+// importGraph merges an exported graph in, inside an import's
+// transaction. An entity already here under the same name (for the same
+// owner) is used as is; a new one keeps its id unless that id is taken.
+// A relation whose id is here already is left as it is; one the owner
+// holds already with the same ends (learnt here too) only gains the
+// evidence; any other comes in with all its records. Evidence and links
+// that name memories not here are dropped.
+func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport) (memory.GraphImportReport, error) {
+	var rep memory.GraphImportReport
+	ids := map[string]string{} // exported entity id -> its id here
+	for _, n := range g.Nodes {
+		id, made, err := importNode(ctx, tx, n)
+		if err != nil {
+			return rep, err
+		}
+		ids[n.ID] = id
+		if made {
+			rep.Nodes++
+		}
+	}
+	var order []string
+	records := map[string][]memory.GraphEdge{}
+	for _, e := range g.Relations {
+		if records[e.ID] == nil {
+			order = append(order, e.ID)
+		}
+		e.From, e.To = ids[e.From], ids[e.To]
+		records[e.ID] = append(records[e.ID], e)
+	}
+	for _, rel := range order {
+		made, err := importRelation(ctx, tx, records[rel])
+		if err != nil {
+			return rep, err
+		}
+		if made {
+			rep.Relations++
+		}
+	}
+	for _, l := range g.Links {
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO links (a, b, kind, at)
+			SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?) AND EXISTS (SELECT 1 FROM memories WHERE id = ?)`,
+			l.A, l.B, l.Kind, l.At.UnixMilli(), l.A, l.B)
+		if err != nil {
+			return rep, fmt.Errorf("import link %s-%s: %w", l.A, l.B, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			rep.Links++
+		}
+	}
+	return rep, nil
+}
+
+// importNode returns the id the exported node has here, creating it when
+// the owner has no entity of that name.
+func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode) (string, bool, error) {
+	norm := memory.NormalizeText(n.Name)
+	var id string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM graph_nodes WHERE user_id = ? AND agent_id = ? AND norm = ?`,
+		n.Owner.UserID, n.Owner.AgentID, norm).Scan(&id)
+	if err == nil {
+		return id, false, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", false, fmt.Errorf("import entity %q: %w", n.Name, err)
+	}
+	id = n.ID
+	var taken bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM graph_nodes WHERE id = ?)`, id).Scan(&taken); err != nil {
+		return "", false, fmt.Errorf("import entity %q: %w", n.Name, err)
+	}
+	if taken {
+		id = memory.NewGraphID("e", n.CreatedAt)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT id FROM memories WHERE id = ?), ''), ?)`,
+		id, n.Owner.UserID, n.Owner.AgentID, n.Name, norm, string(n.Type), n.PageID, n.CreatedAt.UnixMilli()); err != nil {
+		return "", false, fmt.Errorf("import entity %q: %w", n.Name, err)
+	}
+	return id, true, nil
+}
+
+// importRelation brings in one relation's records (see importGraph).
+func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge) (bool, error) {
+	first := recs[0]
+	var here bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM graph_edges WHERE rel_id = ?)`, first.ID).Scan(&here); err != nil {
+		return false, fmt.Errorf("import relation %s: %w", first.ID, err)
+	}
+	if here {
+		return false, nil
+	}
+	into := first.ID
+	for _, e := range recs {
+		if !e.Held() {
+			continue
+		}
+		var held string
+		err := tx.QueryRowContext(ctx, `SELECT rel_id FROM graph_edges WHERE expired_at IS NULL
+			AND user_id = ? AND agent_id = ? AND src = ? AND relation = ? AND dst = ?`,
+			e.Owner.UserID, e.Owner.AgentID, e.From, e.Relation, e.To).Scan(&held)
+		if err == nil {
+			into = held // learnt here too: it gains the evidence
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return false, fmt.Errorf("import relation %s: %w", first.ID, err)
+		}
+	}
+	if into == first.ID {
+		for _, e := range recs {
+			if err := insertRecord(ctx, tx, e); err != nil {
+				return false, err
+			}
+		}
+	}
+	kinds, err := evidenceKinds(ctx, tx, append(append([]string(nil), first.Facts...), first.Turns...))
+	if err != nil {
+		return false, err
+	}
+	for id, kind := range kinds {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO graph_evidence (rel_id, memory_id, kind) VALUES (?, ?, ?)`,
+			into, id, kind); err != nil {
+			return false, fmt.Errorf("import the evidence of %s: %w", first.ID, err)
+		}
+	}
+	return into == first.ID, nil
+}
