@@ -58,6 +58,8 @@ type StatusJSON struct {
 	// Storage is "ok", or why nothing can be stored now (a full disk, a
 	// data folder that may not be written).
 	Storage string `json:"storage"`
+	// Address is where agents reach the API (http://host:port), or "".
+	Address string `json:"address"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
@@ -83,6 +85,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := s.mem.StorageFault(r.Context()); err != nil {
 		out.Storage = memory.ErrorMessage(err)
+	}
+	if s.cfg.Address != nil {
+		out.Address = s.cfg.Address()
 	}
 	if cs := s.mem.ConsolidationStatus(); cs.Passes >= 0 {
 		out.Consolidations = cs.Passes

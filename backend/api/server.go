@@ -58,6 +58,9 @@ type Config struct {
 	Digest func(context.Context) (memory.ConsolidationReport, error)
 	// Hermes connects the Hermes agent (nil: /api/v1/hermes answers 503).
 	Hermes Hermes
+	// Address is the http:// address agents reach this server at (nil or
+	// "": unknown), shown in the window, whose own pages come from elsewhere.
+	Address func() string
 	// SignIns keeps dashboard sessions; one that outlives this server
 	// keeps them across a restart in the same process (nil: the server's own).
 	SignIns *SignIns

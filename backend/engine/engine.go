@@ -198,7 +198,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		ExtractSync: cfg.ExtractSync(), Started: started, Logger: log, Assets: opts.Assets,
 		Subscribe: e.bus.Subscribe, Models: e.models, Keys: keysAPI{e.x}, Digest: e.Digest,
 		Snapshots: snapshotsAPI{e}, Autostart: autostartEntry(), Hermes: hermesAPI{NewHermesInstaller(cfg)},
-		Settings: settingsAPI{e}, SignIns: dashboardSignIns,
+		Settings: settingsAPI{e}, SignIns: dashboardSignIns, Address: e.BaseURL,
 	}, e.Memory, e.Flush)
 	e.background(e.reembedLoop)
 	e.kickReembed()

@@ -97,6 +97,12 @@ func TestListen_PortZeroAndToken(t *testing.T) {
 	if eng.BaseURL() != "http://"+addr || len(eng.Token) != 64 {
 		t.Errorf("base %q addr %q token %d chars", eng.BaseURL(), addr, len(eng.Token))
 	}
+	// The status says where agents reach it: the window's pages, served
+	// from elsewhere, show this address (they showed the default port).
+	st, err := client.New(eng.BaseURL(), eng.Token).Status(context.Background())
+	if err != nil || st.Address != "http://"+addr {
+		t.Errorf("status address %q (%v), want http://%s", st.Address, err, addr)
+	}
 }
 
 func TestOpen_RefusesNewerSchema(t *testing.T) {

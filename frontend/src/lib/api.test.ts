@@ -17,6 +17,7 @@ const sample = {
   unextracted: 12,
   write_pipeline: 'ok',
   storage: 'ok',
+  address: 'http://127.0.0.1:19528',
   vdb_points: 12,
   layers: {
     l1_profile: 0,

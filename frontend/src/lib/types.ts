@@ -47,6 +47,8 @@ export interface Status {
   write_pipeline: string;
   /** "ok", or why nothing can be stored now (a full disk, a read-only data folder). */
   storage: string;
+  /** Where agents reach the API (http://host:port); "" when unknown. */
+  address: string;
   vdb_points: number;
   layers: Record<LayerId, number>;
   embedder: Embedder;
