@@ -293,8 +293,12 @@ async function snapshots(page) {
   await page.locator('[data-testid="snap-restore"]').first().click();
   await page.click('[data-testid="snap-restore-confirm"]');
   await page.locator('[data-testid="snap-message"]', { hasText: 'Restored' }).waitFor({ timeout: 60_000 });
+  // The undo stays offered across a visit to another page, and goes once used.
+  await page.click('[data-testid="nav-status"]');
+  await page.click('[data-testid="nav-snapshots"]');
   await page.click('[data-testid="snap-undo"]');
-  await page.locator('[data-testid="snap-message"]', { hasText: 'Restored' }).waitFor({ timeout: 60_000 });
+  await page.locator('[data-testid="snap-message"]', { hasText: 'Undone' }).waitFor({ timeout: 60_000 });
+  check((await page.locator('[data-testid="snap-undo"]').count()) === 0, 'Undo is still offered after the undo');
   await page.screenshot({ path: join(SHOTS, 'snapshots.png'), fullPage: true });
   // Delete asks first; "Keep it" keeps the snapshot, the confirmed Delete removes it.
   const rows = page.locator('[data-testid="snap-row"]');
