@@ -84,6 +84,10 @@ async function atlas(page) {
   await page.keyboard.press('Enter');
   row = await rowOf(page, TEXT);
   await waitStrength(row, '0.60');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'promote', null, { timeout: 5_000 })
+    .catch(() => {});
+  const after = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  check(after === 'promote', `after Enter on Promote the focus is on ${after}, not Promote`);
   // Live: what an agent adds while the Atlas is open shows up without a reload.
   const live = 'Added by an agent while the Atlas was open';
   await page.evaluate((content) => fetch('/api/v1/memories', { method: 'POST', credentials: 'same-origin',
@@ -160,6 +164,7 @@ async function keepsItsPlace(page) {
   const y2 = await page.evaluate(() => window.scrollY);
   check(Math.abs(y2 - y) < 400, `a promote moved the list from ${y} to ${y2} (rows ${before} -> ${await loaded()})`);
   // Edit on that row: the form is in view and has the focus; Escape closes it.
+  const editedId = await page.locator('[data-testid="atlas-row"]').last().getAttribute('data-id');
   await page.locator('[data-testid="atlas-row"]').last().locator('[data-testid="edit"]').click();
   const form = page.locator('form[aria-label="Edit a memory"]');
   await form.waitFor({ timeout: 10_000 });
@@ -168,6 +173,12 @@ async function keepsItsPlace(page) {
   check((await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) === 'edit-text', 'the edit form did not take the focus');
   await page.keyboard.press('Escape');
   await form.waitFor({ state: 'detached', timeout: 10_000 });
+  // The focus goes back to the row's Edit, not to the top of the page.
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'edit', null, { timeout: 5_000 })
+    .catch(() => {});
+  const back = await page.evaluate(() => [document.activeElement?.getAttribute('data-testid'),
+    document.activeElement?.closest('[data-testid="atlas-row"]')?.getAttribute('data-id')]);
+  check(back[0] === 'edit' && back[1] === editedId, `after Escape the focus is on ${back}, not the Edit of ${editedId}`);
 }
 
 // A stand-in OpenAI-compatible endpoint (the network edge): every chat
