@@ -353,6 +353,12 @@ async function workspace(page) {
   await page.getByRole('button', { name: 'Keep editing' }).click();
   check((await page.inputValue('[data-testid="ws-text"]')) === 'You are Hermes, and you keep notes short.',
     'switching files lost the unsaved text');
+  // Another page asks too; Stay keeps the text.
+  await page.click('[data-testid="nav-status"]');
+  await page.locator('[data-testid="leave-unsaved"]').waitFor({ timeout: 10_000 });
+  await page.click('[data-testid="leave-stay"]');
+  check((await page.inputValue('[data-testid="ws-text"]')) === 'You are Hermes, and you keep notes short.',
+    'leaving the page lost the unsaved text');
   await page.click('[data-testid="ws-save"]');
   await page.locator('[data-testid="ws-dirty"]').waitFor({ state: 'detached', timeout: 10_000 });
   await page.getByRole('tab', { name: 'MEMORY.md' }).click();
