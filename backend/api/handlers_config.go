@@ -37,6 +37,8 @@ type ConnectionTest struct {
 	Error      string `json:"error,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	Local      bool   `json:"local"` // the endpoint is on this machine (no key needed)
+	// Hint says in plain words what a failure most likely means.
+	Hint string `json:"hint,omitempty"`
 }
 
 func (s *Server) settingsOrUnavailable() (Settings, error) {

@@ -133,7 +133,7 @@ func CheckSettings(getenv func(string) string, saved map[string]string) error {
 	}
 	cfg, err := Load(Overlay(getenv, saved))
 	if err != nil {
-		return err
+		return errors.New(settingsWords(err.Error()))
 	}
 	for _, w := range cfg.Warnings {
 		for k := range saved {
@@ -143,6 +143,16 @@ func CheckSettings(getenv func(string) string, saved map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// settingsWords says a configuration message in the window's terms: the
+// settings' names, not their environment variables.
+func settingsWords(msg string) string {
+	pairs := []string{"HYATLAS_MODE=pro", "mode pro", "HYATLAS_MODE=lite", "mode lite"}
+	for _, s := range Editable {
+		pairs = append(pairs, s.Env, s.Key)
+	}
+	return strings.NewReplacer(pairs...).Replace(msg)
 }
 
 // LoadWithSettings is Load with the window's saved settings under the

@@ -50,18 +50,21 @@ func TestCheckSettingsNamesTheBadValue(t *testing.T) {
 		saved map[string]string
 		want  string
 	}{
-		{map[string]string{"mode": "turbo"}, "HYATLAS_MODE"},
-		{map[string]string{"sync_extract": "sometimes"}, "HYATLAS_SYNC_EXTRACT"},
+		{map[string]string{"mode": "turbo"}, "mode"},
+		{map[string]string{"sync_extract": "sometimes"}, "sync_extract"},
 		{map[string]string{"snapshot_every": "often"}, "snapshot_every"},
 		{map[string]string{"snapshot_every": "1ns"}, "snapshot_every: \"1ns\" is too often: at least 10m, or off"},
 		{map[string]string{"consolidate_every": "1ns"}, "consolidate_every: \"1ns\" is too often"},
 		{map[string]string{"snapshot_keep": "0"}, "snapshot_keep"},
-		{map[string]string{"consolidate_every": "0"}, "HYATLAS_CONSOLIDATE_EVERY"},
+		{map[string]string{"consolidate_every": "0"}, "consolidate_every: \"0\" would never consolidate; ultra mode needs an interval such as 6h (or use mode pro)"},
 		{map[string]string{"port": "1"}, "not a setting"},
 	} {
 		err := CheckSettings(env, c.saved)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want it to name %s", c.saved, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "HYATLAS_") {
+			t.Errorf("%v: the window's message names an environment variable: %v", c.saved, err)
 		}
 	}
 	if err := CheckSettings(env, map[string]string{"mode": "lite", "snapshot_every": "12h"}); err != nil {

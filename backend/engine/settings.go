@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -131,6 +132,8 @@ func (s settingsAPI) Test(ctx context.Context, base, model string) (api.Connecti
 		if withheld && !isLocal(base) {
 			res.Error += " (your key was not sent: it goes only to the endpoint saved in Settings; save this one, then test again)"
 		}
+		k, _ := x.key(ctx)
+		res.Hint = connectionHint(res.Error, base, res.Local, k != "" && !withheld)
 		return res, nil
 	}
 	res.OK = true
@@ -186,4 +189,42 @@ func (s settingsAPI) keyGoesTo(base string) bool {
 	}
 	next := s.state(saved).Next
 	return llm.SameOrigin(base, next["llm_base"])
+}
+
+// connectionHint says in plain words what a failed connection test most
+// likely means and what to do (the error itself stays in Error).
+func connectionHint(msg, base string, local, keySent bool) string {
+	host := base
+	if u, err := url.Parse(base); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	has := func(parts ...string) bool {
+		for _, p := range parts {
+			if strings.Contains(msg, p) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("connection refused"):
+		if local {
+			return "Nothing answers at " + host + ": is the model server (Ollama, LM Studio, llama.cpp…) running?"
+		}
+		return "Nothing answers at " + host + ": check the address."
+	case has("no such host", "server misbehaving", "name resolution"):
+		return host + " cannot be found: check the address (or the network)."
+	case has("HTTP 401", "HTTP 403"):
+		if !keySent && !local {
+			return "The endpoint wants a key: add it under Key below (after saving this endpoint)."
+		}
+		return "The endpoint refused the key: check it under Key below."
+	case has("HTTP 404"):
+		return "Nothing at that address, or no such model: the address usually ends in /v1; check the model's name."
+	case has("HTTP 429"):
+		return "The endpoint is limiting requests (or the account has no credit left): try again later."
+	case has("deadline exceeded", "Timeout", "timeout"):
+		return "No answer within 30 seconds: the server may be busy loading the model; try again."
+	}
+	return ""
 }

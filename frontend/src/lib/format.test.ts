@@ -4,12 +4,14 @@ import { LAYERS, errorKind, errorText, formatUptime, llmStateText, plural, reemb
 
 describe('llmStateText', () => {
   it('words every known state', () => {
-    expect(llmStateText('ok', 'qwen3:8b')).toBe('set up, with a key (qwen3:8b)');
-    expect(llmStateText('ok')).toBe('set up, with a key');
+    expect(llmStateText('ok', 'qwen3:8b')).toBe('ready (qwen3:8b)');
+    expect(llmStateText('ok')).toBe('ready');
     expect(llmStateText('unconfigured')).toBe(
-      'no extraction endpoint configured: memories are stored raw and queued for extraction',
+      'no extraction model set: memories are kept as written; choose a model in Settings',
     );
-    expect(llmStateText('awaiting_key', 'x')).toBe('endpoint set, waiting for a key: run `hyatlas key set`');
+    expect(llmStateText('awaiting_key', 'x')).toBe(
+      'endpoint set, waiting for its key: add it in Settings (or run hyatlas key set)',
+    );
     expect(llmStateText('unused')).toBe('lite mode: no LLM calls');
   });
 

@@ -24,11 +24,11 @@ export const LAYERS: readonly LayerInfo[] = [
 export function llmStateText(state: string, model = ''): string {
   switch (state) {
     case 'ok':
-      return model ? `set up, with a key (${model})` : 'set up, with a key';
+      return model ? `ready (${model})` : 'ready';
     case 'unconfigured':
-      return 'no extraction endpoint configured: memories are stored raw and queued for extraction';
+      return 'no extraction model set: memories are kept as written; choose a model in Settings';
     case 'awaiting_key':
-      return 'endpoint set, waiting for a key: run `hyatlas key set`';
+      return 'endpoint set, waiting for its key: add it in Settings (or run hyatlas key set)';
     case 'unused':
       return 'lite mode: no LLM calls';
     default:

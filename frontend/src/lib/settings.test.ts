@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changed, pendingChanges, presetOf } from './settings';
+import { changed, inLabels, pendingChanges, presetOf } from './settings';
 
 describe('settings form', () => {
   it.each([
@@ -25,5 +25,14 @@ describe('settings form', () => {
       'Model: — → m',
       'Mode: ultra → pro',
     ]);
+  });
+});
+
+describe('inLabels', () => {
+  it('names settings as the form does', () => {
+    expect(inLabels('consolidate_every: "0" would never consolidate; ultra mode needs an interval such as 6h (or use mode pro)')).toBe(
+      'Consolidate every: "0" would never consolidate; ultra mode needs an interval such as 6h (or use Mode pro)',
+    );
+    expect(inLabels('llm_model is longer than 256 bytes')).toBe('Model is longer than 256 bytes');
   });
 });

@@ -35,6 +35,13 @@ export const LABELS: Record<string, string> = {
   snapshot_keep: 'Snapshots kept',
 };
 
+/** A message about settings in the form's words: each setting's key becomes its label. */
+export function inLabels(msg: string): string {
+  return msg
+    .replace(/\b(llm_base|llm_model|sync_extract|consolidate_every|snapshot_every|snapshot_keep)\b/g, (k) => LABELS[k] ?? k)
+    .replace(/\bmode(?=:| (?:pro|lite|ultra)\b)/g, LABELS.mode);
+}
+
 export const ENV: Record<string, string> = {
   llm_base: 'HYATLAS_LLM_BASE',
   llm_model: 'HYATLAS_LLM_MODEL',

@@ -285,6 +285,8 @@ export interface ConnectionTest {
   error?: string;
   duration_ms: number;
   local: boolean;
+  /** What a failure most likely means, in plain words. */
+  hint?: string;
 }
 
 /** GET /api/v1/graph?node=: a node and its neighbours now. */

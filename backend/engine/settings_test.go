@@ -1,0 +1,33 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConnectionHint: a failed connection test says what to do in plain
+// words for the usual causes (the error itself is shown too).
+func TestConnectionHint(t *testing.T) {
+	cases := []struct {
+		name, msg, base string
+		local, keySent  bool
+		want            string
+	}{
+		{"nothing listens here", "llm: 127.0.0.1:11434: the request could not be made: dial tcp 127.0.0.1:11434: connect: connection refused",
+			"http://127.0.0.1:11434/v1", true, false, "is the model server"},
+		{"nothing listens there", "dial tcp 10.0.0.9:80: connect: connection refused", "http://10.0.0.9/v1", false, false, "check the address"},
+		{"a typo in the host", "dial tcp: lookup api.openai.cmo: no such host", "https://api.openai.cmo/v1", false, true, "api.openai.cmo cannot be found"},
+		{"no key", "llm: api.example: HTTP 401: missing key", "https://api.example/v1", false, false, "wants a key"},
+		{"a wrong key", "llm: api.example: HTTP 401: bad key", "https://api.example/v1", false, true, "refused the key"},
+		{"a wrong model", "llm: api.example: HTTP 404: model not found", "https://api.example/v1", false, true, "no such model"},
+		{"rate limited", "HTTP 429: slow down", "https://api.example/v1", false, true, "limiting requests"},
+		{"slow", "llm: context deadline exceeded", "http://127.0.0.1:8080/v1", true, false, "No answer within 30 seconds"},
+		{"anything else", "llm: HTTP 500: boom", "https://api.example/v1", false, true, ""},
+	}
+	for _, c := range cases {
+		got := connectionHint(c.msg, c.base, c.local, c.keySent)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want it to say %q", c.name, got, c.want)
+		}
+	}
+}
