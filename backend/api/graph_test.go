@@ -115,3 +115,43 @@ func TestGraphEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphAsOf_AtARecordsReportedTime: times are reported in whole
+// seconds but kept to the millisecond; asking for the graph at the time a
+// relation reports as its recorded_at shows it (the second is read to its
+// end), and a fraction reads to the millisecond.
+func TestGraphAsOf_AtARecordsReportedTime(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	ctx := context.Background()
+	id := a.post("/api/v1/add", map[string]any{"text": "Alice works at Acme", "user_id": "alice"}, 200)["memory_id"].(string)
+	at := time.Date(2025, 4, 1, 12, 0, 0, 640_000_000, time.UTC) // .640 s
+	if _, err := a.mem.LearnRelation(ctx, memory.RelationInput{Owner: memory.Owner{UserID: "alice"}, From: "Alice",
+		To: "Acme", Relation: "works at", Turns: []string{id}, At: at}); err != nil {
+		t.Fatal(err)
+	}
+	all := a.do(req{path: "/api/v1/graph-as-of"}).json(t)["relations"].([]any)
+	reported := int64(all[0].(map[string]any)["recorded_at"].(float64))
+	for _, c := range []struct {
+		ts   string
+		want int
+	}{
+		{fmt.Sprint(reported), 1},
+		{fmt.Sprint(reported - 1), 0},
+		{fmt.Sprintf("%d.500", reported), 0},
+		{fmt.Sprintf("%d.640", reported), 1},
+	} {
+		r := a.do(req{path: "/api/v1/graph-as-of?ts=" + c.ts})
+		if got := len(r.json(t)["relations"].([]any)); r.status != 200 || got != c.want {
+			t.Errorf("ts=%s: %d relations (HTTP %d), want %d", c.ts, got, r.status, c.want)
+		}
+	}
+	ch := a.do(req{path: fmt.Sprintf("/api/v1/graph/changes?from=%d&to=%d", reported-1, reported)}).json(t)
+	if len(ch["appeared"].([]any)) != 1 {
+		t.Errorf("changes up to the reported second: %v", ch)
+	}
+	for _, bad := range []string{"1.", "1.-5", "1.5e3", "x.5"} {
+		if r := a.do(req{path: "/api/v1/graph-as-of?ts=" + bad}); r.status != http.StatusUnprocessableEntity {
+			t.Errorf("ts=%s: %d, want 422", bad, r.status)
+		}
+	}
+}

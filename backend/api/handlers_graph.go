@@ -76,16 +76,29 @@ func toEdgeJSON(e memory.GraphEdge) EdgeJSON {
 	return out
 }
 
-// unixParam reads a Unix-seconds query parameter; "" gives def.
+// unixParam reads a Unix-seconds query parameter; "" gives def. The
+// graph keeps milliseconds but reports whole seconds, so a whole second
+// N means the end of that second (N.999): asking for the graph at a
+// record's reported time shows that record. A fraction ("N.250") is
+// taken as it is, to the millisecond.
 func unixParam(q string, name string, def time.Time) (time.Time, error) {
 	if q == "" {
 		return def, nil
 	}
+	bad := memory.Errorf(memory.EINVALID, "%s must be Unix seconds", name)
+	if whole, frac, ok := strings.Cut(q, "."); ok {
+		n, err1 := strconv.ParseInt(whole, 10, 64)
+		f, err2 := strconv.ParseFloat("0."+frac, 64)
+		if err1 != nil || err2 != nil || n < 0 || n > 1<<40 || frac == "" || strings.ContainsAny(frac, "+-eE") {
+			return time.Time{}, bad
+		}
+		return time.UnixMilli(n*1000 + int64(f*1000)).UTC(), nil
+	}
 	n, err := strconv.ParseInt(q, 10, 64)
 	if err != nil || n < 0 || n > 1<<40 {
-		return time.Time{}, memory.Errorf(memory.EINVALID, "%s must be Unix seconds", name)
+		return time.Time{}, bad
 	}
-	return time.Unix(n, 0).UTC(), nil
+	return time.UnixMilli(n*1000 + 999).UTC(), nil
 }
 
 // GraphAsOfResponse is the reply of GET /api/v1/graph-as-of.
