@@ -105,6 +105,13 @@ async function atlas(page) {
   await page.fill('[data-testid="atlas-search"]', '');
   row = await rowOf(page, TEXT);
 
+  // Retire, and Undo from the notice brings it back at once.
+  await row.locator('[data-testid="retire"]').click();
+  await page.fill('[data-testid="retire-reason"]', 'by mistake');
+  await page.click('[data-testid="retire-confirm"]');
+  await gone(page, TEXT);
+  await page.click('[data-testid="undo-retire"]');
+  row = await rowOf(page, TEXT);
   await row.locator('[data-testid="retire"]').click();
   await page.fill('[data-testid="retire-reason"]', 'changed my mind');
   await page.click('[data-testid="retire-confirm"]');
@@ -215,7 +222,8 @@ async function modelSettings(page) {
     check(await page.isDisabled('[data-testid="set-mode"]'), 'the mode HYATLAS_MODE pins can be changed');
     await page.fill('[data-testid="set-snapshot_keep"]', '0');
     await page.click('[data-testid="settings-save"]');
-    await page.locator('[data-testid="settings-error"]', { hasText: 'snapshot_keep' }).waitFor({ timeout: 10_000 });
+    // Named as the form names it, not by its key or environment variable.
+    await page.locator('[data-testid="settings-error"]', { hasText: 'Snapshots kept' }).waitFor({ timeout: 10_000 });
     await page.fill('[data-testid="set-snapshot_keep"]', '5');
     await page.click('[data-testid="settings-save"]');
     await page.locator('[data-testid="restart-needed"]', { hasText: 'Model: — → tiny-model' }).waitFor({ timeout: 10_000 });

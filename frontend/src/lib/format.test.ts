@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api';
-import { LAYERS, errorKind, errorText, formatUptime, llmStateText, plural, reembedText } from './format';
+import { LAYERS, errorKind, errorText, formatUptime, historyLine, llmStateText, plural, reembedText } from './format';
 
 describe('llmStateText', () => {
   it('words every known state', () => {
@@ -75,5 +75,19 @@ describe('reembedText', () => {
     expect(reembedText({ done: 1200, total: 5000 })).toBe('1200 of 5000 memories re-embedded (24%)');
     expect(reembedText({ done: 0, total: 1 })).toBe('0 of 1 memory re-embedded (0%)');
     expect(reembedText({ done: 0, total: 0 })).toBe('0 of 0 memories re-embedded (0%)');
+  });
+});
+
+describe('historyLine', () => {
+  it.each([
+    [{ action: 'retired', how: 'dropped', reason: 'no longer true' }, 'retired: no longer true'],
+    [{ action: 'retired', how: 'replaced' }, 'replaced by a newer version'],
+    [{ action: 'restored', how: 'dropped', reason: 'no longer true' }, 'restored (it had been retired: no longer true)'],
+    [{ action: 'restored' }, 'restored'],
+    [{ action: 'edited', detail: 'strength 0.50 -> 0.60' }, 'strength 0.50 → 0.60'],
+    [{ action: 'edited', old_content: 'old text', detail: 'category "" -> "goal"' }, 'text edited; category "" → "goal"'],
+    [{ action: 'edited' }, 'edited'],
+  ])('%j', (h, want) => {
+    expect(historyLine(h)).toBe(want);
   });
 });

@@ -74,3 +74,33 @@ export function reembedText(r: { done: number; total: number }): string {
   const pct = r.total > 0 ? Math.floor((100 * r.done) / r.total) : 0;
   return `${r.done} of ${plural(r.total, 'memory', 'memories')} re-embedded (${pct}%)`;
 }
+
+const RETIRED_AS: Record<string, string> = {
+  dropped: 'retired',
+  replaced: 'replaced by a newer version',
+  updated: 'updated by a newer version',
+  merged: 'merged into another memory',
+  restated: 'stated again by another memory',
+  done: 'marked done',
+  forgotten: 'forgotten',
+  compacted: 'folded into a summary',
+};
+
+/** One history entry in words (the old text, when there is one, is shown apart). */
+export function historyLine(h: { action: string; how?: string; reason?: string; detail?: string; old_content?: string }): string {
+  const reason = h.reason ? `: ${h.reason}` : '';
+  switch (h.action) {
+    case 'retired':
+      return `${RETIRED_AS[h.how ?? ''] ?? 'retired'}${reason}`;
+    case 'restored':
+      return h.how ? `restored (it had been ${RETIRED_AS[h.how] ?? 'retired'}${reason})` : 'restored';
+    case 'edited': {
+      const parts: string[] = [];
+      if (h.old_content !== undefined && h.old_content !== '') parts.push('text edited');
+      if (h.detail) parts.push(h.detail.replaceAll(' -> ', ' → '));
+      return parts.length ? parts.join('; ') : 'edited';
+    }
+    default:
+      return `${h.action}${h.how ? ` (${h.how})` : ''}${reason}`;
+  }
+}
