@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -46,56 +47,46 @@ func TestAuth(t *testing.T) {
 		t.Errorf("scheme is case-insensitive: %d", r.status)
 	}
 
-	// A one-time dashboard link becomes a session cookie, once.
+	// A one-time dashboard link's code becomes a session, once; the page
+	// sends it as a header (a cookie would reach every port of the host).
 	link := a.api.DashboardURL(a.srv.URL)
 	code := link[strings.Index(link, "code=")+5:]
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noRedirect.Get(link)
-	if err != nil {
-		t.Fatal(err)
+	if r := a.do(req{path: "/dashboard/?code=" + code, noAuth: true}); r.status != 200 || len(r.header.Values("Set-Cookie")) != 0 {
+		t.Fatalf("the sign-in page: %d, cookies %v", r.status, r.header.Values("Set-Cookie"))
 	}
-	res.Body.Close()
-	var cookie *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == "hyatlas_session" {
-			cookie = c
-		}
+	r := a.do(req{method: "POST", path: "/dashboard/session", noAuth: true, body: `{"code":"` + code + `"}`})
+	session, _ := r.json(t)["session"].(string)
+	if r.status != 200 || len(session) < 32 || strings.Contains(session, testToken) {
+		t.Fatalf("sign-in: %d %s", r.status, r.body)
 	}
-	if res.StatusCode != http.StatusSeeOther || cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
-		t.Fatalf("sign-in: status %d cookie %+v", res.StatusCode, cookie)
-	}
-	if cookie.Value == testToken || strings.Contains(cookie.Value, testToken) {
-		t.Fatal("the session cookie carries the API token")
-	}
-	session := "hyatlas_session=" + cookie.Value
 	for name, h := range map[string]map[string]string{
-		"no Origin":        {"Cookie": session},
-		"own Origin":       {"Cookie": session, "Origin": a.srv.URL, "Sec-Fetch-Site": "same-origin"},
-		"typed in the tab": {"Cookie": session, "Sec-Fetch-Site": "none"},
+		"no Origin":        {api.SessionHeader: session},
+		"own Origin":       {api.SessionHeader: session, "Origin": a.srv.URL, "Sec-Fetch-Site": "same-origin"},
+		"typed in the tab": {api.SessionHeader: session, "Sec-Fetch-Site": "none"},
 	} {
 		if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: h}); r.status != 200 {
-			t.Errorf("cookie session, %s: %d", name, r.status)
+			t.Errorf("session, %s: %d", name, r.status)
 		}
 	}
-	// A page on another local port shares the cookie but not the origin.
 	for name, h := range map[string]map[string]string{
-		"other loopback Origin": {"Cookie": session, "Origin": "http://127.0.0.1:1"},
-		"same-site fetch":       {"Cookie": session, "Sec-Fetch-Site": "same-site"},
+		"other loopback Origin": {api.SessionHeader: session, "Origin": "http://127.0.0.1:1"},
+		"same-site fetch":       {api.SessionHeader: session, "Sec-Fetch-Site": "same-site"},
+		"as a cookie":           {"Cookie": "hyatlas_session=" + session},
 	} {
 		if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: h}); r.status != 401 {
-			t.Errorf("cookie session, %s: %d, want 401", name, r.status)
+			t.Errorf("session, %s: %d, want 401", name, r.status)
 		}
 	}
-	res, err = noRedirect.Get(a.srv.URL + "/dashboard/?code=" + code)
-	if err != nil {
-		t.Fatal(err)
+	if r := a.do(req{method: "POST", path: "/dashboard/session", noAuth: true, body: `{"code":"` + code + `"}`}); r.status != 401 {
+		t.Errorf("a used sign-in code worked twice: %d %s", r.status, r.body)
 	}
-	res.Body.Close()
-	if len(res.Cookies()) != 0 {
-		t.Error("a used sign-in code worked twice")
+	for _, body := range []string{`{}`, `{"code":""}`, `{"code":5}`, `not json`} {
+		if r := a.do(req{method: "POST", path: "/dashboard/session", noAuth: true, body: body}); r.status != 400 {
+			t.Errorf("sign-in with %s: %d, want 400", body, r.status)
+		}
 	}
-	if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: map[string]string{"Cookie": "hyatlas_session=forged"}}); r.status != 401 {
-		t.Errorf("forged cookie: %d", r.status)
+	if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: map[string]string{api.SessionHeader: "forged"}}); r.status != 401 {
+		t.Errorf("forged session: %d", r.status)
 	}
 }
 
@@ -175,21 +166,18 @@ func TestAuth_SessionsOutliveARestart(t *testing.T) {
 	first := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: testToken, SignIns: shared}, nil, nil)
 	link := first.DashboardURL("http://127.0.0.1:1")
 	srv := httptest.NewServer(first.Handler())
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noRedirect.Get(srv.URL + link[strings.Index(link, "/dashboard/"):])
+	res, err := http.Post(srv.URL+"/dashboard/session", "application/json",
+		strings.NewReader(`{"code":"`+link[strings.Index(link, "code=")+5:]+`"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var signedIn struct{ Session string }
+	err = json.NewDecoder(res.Body).Decode(&signedIn)
 	res.Body.Close()
 	srv.Close()
-	var session string
-	for _, c := range res.Cookies() {
-		if c.Name == "hyatlas_session" {
-			session = c.Value
-		}
-	}
-	if session == "" {
-		t.Fatal("no session from the sign-in link")
+	session := signedIn.Session
+	if err != nil || session == "" {
+		t.Fatalf("no session from the sign-in link: %v", err)
 	}
 	for _, tc := range []struct {
 		token string
@@ -201,7 +189,7 @@ func TestAuth_SessionsOutliveARestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Header.Set("Cookie", "hyatlas_session="+session)
+		r.Header.Set(api.SessionHeader, session)
 		res, err := http.DefaultClient.Do(r)
 		if err != nil {
 			t.Fatal(err)

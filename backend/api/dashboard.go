@@ -6,27 +6,19 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"hyatlas/backend/memory"
 )
 
-// dashboard serves the built frontend under /dashboard/. A ?code= from a
-// one-time sign-in link becomes an HttpOnly, SameSite=Strict session cookie
-// (a random session id) and the code is dropped from the address.
+// dashboard serves the built frontend under /dashboard/. The page trades
+// a ?code= from a one-time sign-in link for a session (POST
+// /dashboard/session), keeps it in the page's own storage (which, unlike
+// a cookie, no other port of this host sees) and drops the code from the
+// address.
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
-	if code := r.URL.Query().Get("code"); code != "" {
-		session := ""
-		if s.cfg.Auth {
-			session = s.signIn.redeem(code)
-		}
-		if !s.cfg.Auth || session != "" {
-			if session != "" {
-				http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: session, Path: "/",
-					HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			}
-			http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
-			return nil
-		}
-		// A used or unknown code: serve the app, which explains how to
-		// get a new link when the API answers 401.
+	if code := r.URL.Query().Get("code"); code != "" && !s.cfg.Auth {
+		http.Redirect(w, r, "/dashboard/", http.StatusSeeOther) // nothing to sign in to
+		return nil
 	}
 	if s.cfg.Assets == nil {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -48,3 +40,34 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 
 const noFrontendPage = `<!doctype html><meta charset="utf-8"><title>HyAtlas</title>
 <p>The dashboard was not built into this binary. Run <code>make build</code> (it builds the frontend first), or use the API at <code>/api/v1/</code>.</p>`
+
+// SessionHeader carries a dashboard session id (never the API token).
+const SessionHeader = "X-HyAtlas-Session"
+
+// signInRequest is the body of POST /dashboard/session.
+type signInRequest struct {
+	Code string `json:"code"`
+}
+
+// session trades a one-time sign-in code for a dashboard session id. It
+// is outside /api/ (no token: the code is the credential) and behind the
+// Host/Origin guard like every route.
+func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
+	var in signInRequest
+	if err := decodeJSON(r, &in, false, true); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Code) == "" {
+		return memory.Errorf(memory.EBADREQUEST, "code required")
+	}
+	if !s.cfg.Auth {
+		writeJSON(w, http.StatusOK, map[string]string{"session": ""})
+		return nil
+	}
+	id := s.signIn.redeem(in.Code)
+	if id == "" {
+		return memory.Errorf(codeUnauthorized, "this sign-in link was used already or is unknown: run `hyatlas dashboard` for a new one")
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"session": id})
+	return nil
+}

@@ -75,10 +75,7 @@ func (s *Server) newToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("make a new token (the old one stays): %w", err)
 	}
-	keep := ""
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		keep = c.Value
-	}
+	keep := r.Header.Get(SessionHeader)
 	s.signIn.endSessions(keep, tok)
 	s.log.Info("a new API token was made; dashboard sessions but the caller's ended")
 	w.Header().Set("Cache-Control", "no-store")

@@ -84,6 +84,7 @@ func (s *Server) register() {
 		{"POST", "/api/v1/models/{name}/verify", s.verifyModel},
 		{"DELETE", "/api/v1/models/{name}", s.removeModel},
 		{"GET", "/dashboard/", s.dashboard},
+		{"POST", "/dashboard/session", s.session}, // code: a one-time sign-in code -> session
 	}
 	byPath := map[string]map[string]handlerFunc{}
 	var order []string

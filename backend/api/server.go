@@ -183,12 +183,10 @@ func inProcess(r *http.Request) bool {
 	return v
 }
 
-// sessionCookie holds a dashboard session id (not the token).
-const sessionCookie = "hyatlas_session"
-
 // authorized accepts the bearer token from any client, and a dashboard
-// session cookie only on a same-origin request: a page served from another
-// local port shares the cookie (cookies ignore ports) but not the origin.
+// session (its header) only on a same-origin request. The session is not
+// a cookie: cookies ignore ports, so a page on another local port would
+// be sent it and could replay it.
 func (s *Server) authorized(r *http.Request) bool {
 	if !s.cfg.Auth {
 		return true
@@ -198,8 +196,8 @@ func (s *Server) authorized(r *http.Request) bool {
 		scheme, tok, ok := strings.Cut(h, " ")
 		return ok && strings.EqualFold(scheme, "Bearer") && tokenEqual(strings.TrimSpace(tok), current)
 	}
-	c, err := r.Cookie(sessionCookie)
-	return err == nil && sameOrigin(r) && s.signIn.validSession(c.Value)
+	id := r.Header.Get(SessionHeader)
+	return id != "" && sameOrigin(r) && s.signIn.validSession(id)
 }
 
 // currentToken is the API token in force. When the token file changed

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,35 +9,30 @@ import (
 	"hyatlas/backend/api"
 )
 
-// signIn opens a dashboard session through a one-time link and returns
-// its Cookie header.
+// signIn opens a dashboard session through a one-time link (as the page
+// does: it trades the link's code) and returns the session id.
 func (a *apiRig) signIn() string {
 	a.t.Helper()
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noRedirect.Get(a.api.DashboardURL(a.srv.URL))
-	if err != nil {
-		a.t.Fatal(err)
+	link := a.api.DashboardURL(a.srv.URL)
+	code := link[strings.Index(link, "code=")+5:]
+	r := a.do(req{method: "POST", path: "/dashboard/session", noAuth: true, body: `{"code":"` + code + `"}`})
+	session, _ := r.json(a.t)["session"].(string)
+	if r.status != 200 || session == "" {
+		a.t.Fatalf("sign-in: %d %s", r.status, r.body)
 	}
-	res.Body.Close()
-	for _, c := range res.Cookies() {
-		if c.Name == "hyatlas_session" {
-			return c.Name + "=" + c.Value
-		}
-	}
-	a.t.Fatal("no session cookie")
-	return ""
+	return session
 }
 
 // statusWith is the status of GET /api/v1/status sent with a bearer token
-// or a session cookie.
-func (a *apiRig) statusWith(token, cookie string) int {
+// or a dashboard session.
+func (a *apiRig) statusWith(token, session string) int {
 	a.t.Helper()
 	h := map[string]string{}
 	if token != "" {
 		h["Authorization"] = "Bearer " + token
 	}
-	if cookie != "" {
-		h["Cookie"] = cookie
+	if session != "" {
+		h[api.SessionHeader] = session
 	}
 	return a.do(req{path: "/api/v1/status", noAuth: true, headers: h}).status
 }
@@ -50,22 +44,22 @@ func TestNewToken_ReplacesTheTokenAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	a := newAPI(t, rigOpts{auth: true, tokenDir: dir})
 	caller, other := a.signIn(), a.signIn()
-	r := a.do(req{method: "POST", path: "/api/v1/token", noAuth: true, headers: map[string]string{"Cookie": caller}})
+	r := a.do(req{method: "POST", path: "/api/v1/token", noAuth: true, headers: map[string]string{api.SessionHeader: caller}})
 	tok, _ := r.json(t)["token"].(string)
 	if r.status != 200 || len(tok) != 64 || tok == testToken || r.header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("new token: %d %s", r.status, r.body)
 	}
 	for _, tc := range []struct {
-		name          string
-		token, cookie string
-		want          int
+		name           string
+		token, session string
+		want           int
 	}{
 		{"the old token", testToken, "", 401},
 		{"the new token", tok, "", 200},
 		{"the caller's session", "", caller, 200},
 		{"another session", "", other, 401},
 	} {
-		if got := a.statusWith(tc.token, tc.cookie); got != tc.want {
+		if got := a.statusWith(tc.token, tc.session); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
 	}

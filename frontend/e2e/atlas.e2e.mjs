@@ -91,7 +91,7 @@ async function atlas(page) {
   // Live: what an agent adds while the Atlas is open shows up without a reload.
   const live = 'Added by an agent while the Atlas was open';
   await page.evaluate((content) => fetch('/api/v1/memories', { method: 'POST', credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ content }) }), live);
+    headers: { 'Content-Type': 'application/json', 'X-HyAtlas-Session': localStorage.getItem('hyatlas.session') ?? '' }, body: JSON.stringify({ content }) }), live);
   await rowOf(page, live);
 
   await page.fill('[data-testid="atlas-search"]', 'tailwind');
@@ -149,7 +149,7 @@ async function keepsItsPlace(page) {
   await page.evaluate(async () => {
     for (let i = 0; i < 260; i += 20) {
       await Promise.all(Array.from({ length: 20 }, (_, j) => fetch('/api/v1/memories', { method: 'POST', credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ content: `Filler note ${i + j} about the garden` }) })));
+        headers: { 'Content-Type': 'application/json', 'X-HyAtlas-Session': localStorage.getItem('hyatlas.session') ?? '' }, body: JSON.stringify({ content: `Filler note ${i + j} about the garden` }) })));
     }
   });
   await page.reload();

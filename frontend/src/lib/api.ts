@@ -1,6 +1,6 @@
 // The only module that talks to the backend. Everything goes through
-// fetch('/api/v1/...') with the same-origin cookie (dashboard) or nothing
-// at all (the Wails window serves the API in-process).
+// fetch('/api/v1/...') with the dashboard's session header (a browser) or
+// nothing at all (the Wails window serves the API in-process).
 import type {
   Day,
   Detail,
@@ -23,6 +23,46 @@ import type {
 } from './types';
 
 const API_PREFIX = '/api/v1';
+
+// The dashboard's session: traded for the one-time code of a sign-in link
+// and kept in this origin's storage, which (unlike a cookie) no page on
+// another port of this host can read or is sent.
+const SESSION_KEY = 'hyatlas.session';
+export const SESSION_HEADER = 'X-HyAtlas-Session';
+
+function storedSession(): string {
+  try {
+    return localStorage.getItem(SESSION_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Signs the dashboard in when the address carries a sign-in link's code:
+ * trades it for a session, keeps that, and drops the code from the
+ * address. A used or unknown code leaves the page signed out (it then
+ * explains how to get a new link).
+ */
+export async function signInFromLink(loc: Location = location): Promise<void> {
+  const url = new URL(loc.href);
+  const code = url.searchParams.get('code');
+  if (!code) return;
+  url.searchParams.delete('code');
+  history.replaceState(null, '', url.pathname + url.search + url.hash);
+  try {
+    const res = await fetch('/dashboard/session', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    if (!res.ok) return;
+    const body = (await res.json()) as { session?: string };
+    if (body.session) localStorage.setItem(SESSION_KEY, body.session);
+  } catch {
+    // unreachable or no storage: the page shows it is signed out
+  }
+}
 
 /** An API failure. status 0 with code 'unreachable' means no HTTP answer at all. */
 export class ApiError extends Error {
@@ -63,10 +103,11 @@ async function errorFromResponse(res: Response): Promise<ApiError> {
 async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   let res: Response;
   try {
+    const session = storedSession();
     res = await fetch(API_PREFIX + path, {
       ...init,
       credentials: 'same-origin',
-      headers: { Accept: 'application/json', ...init.headers },
+      headers: { Accept: 'application/json', ...(session ? { [SESSION_HEADER]: session } : {}), ...init.headers },
     });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
