@@ -12,11 +12,22 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// readyCache is how long a passed readiness check stands: /readyz needs
+// no token, and each check is a write transaction and a pause for writes,
+// so a flood of probes must not slow the agents' writes.
+const readyCache = time.Second
+
 // readyz is readiness: the store, the index and the embedder each answer a
-// real round trip, and the index agrees with the store.
+// real round trip, and the index agrees with the store. A pass stands for
+// readyCache; a failure is never cached.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
-	if err := s.mem.Ready(r.Context()); err != nil {
-		return err
+	now := time.Now().UnixNano()
+	if last := s.readyAt.Load(); last == 0 || now-last >= int64(readyCache) {
+		if err := s.mem.Ready(r.Context()); err != nil {
+			s.readyAt.Store(0)
+			return err
+		}
+		s.readyAt.Store(now)
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	return nil

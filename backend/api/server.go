@@ -70,14 +70,15 @@ type Config struct {
 
 // Server holds the API's dependencies.
 type Server struct {
-	cfg    Config
-	mem    *memory.Service
-	flush  func(context.Context) error
-	guard  guard
-	signIn *SignIns
-	tokens *tokenSource
-	mux    *http.ServeMux
-	log    *slog.Logger
+	cfg     Config
+	mem     *memory.Service
+	flush   func(context.Context) error
+	guard   guard
+	signIn  *SignIns
+	readyAt atomic.Int64 // when /readyz last passed (Unix nanoseconds), see readyCache
+	tokens  *tokenSource
+	mux     *http.ServeMux
+	log     *slog.Logger
 
 	stopping chan struct{} // closed by Stop: long-lived streams end
 	stopOnce sync.Once
