@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,11 +26,14 @@ type HTTP struct {
 	userAgent        string
 	client           *http.Client
 	info             memory.EmbedderInfo
+	record           func(memory.EgressCall)
 }
 
-// NewHTTP probes the endpoint once to learn the vector length.
-func NewHTTP(ctx context.Context, base, model, key string, userAgent string) (*HTTP, error) {
-	h := &HTTP{base: strings.TrimRight(base, "/"), model: model, key: key, userAgent: userAgent,
+// NewHTTP probes the endpoint once to learn the vector length. record,
+// when set, is called once per request made (the egress ledger): every
+// text sent leaves the machine.
+func NewHTTP(ctx context.Context, base, model, key string, userAgent string, record func(memory.EgressCall)) (*HTTP, error) {
+	h := &HTTP{base: strings.TrimRight(base, "/"), model: model, key: key, userAgent: userAgent, record: record,
 		client: &http.Client{Timeout: 60 * time.Second,
 			// Texts go only to the address the user chose: a redirect is an error.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
@@ -57,14 +62,28 @@ func hostOf(base string) string {
 // Info describes the endpoint's model.
 func (h *HTTP) Info() memory.EmbedderInfo { return h.info }
 
-// Embed implements memory.Embedder.
-func (h *HTTP) Embed(ctx context.Context, texts []string, _ memory.EmbedPurpose) ([][]float32, error) {
+// Embed implements memory.Embedder. Each request is recorded (see
+// NewHTTP), whatever its outcome.
+func (h *HTTP) Embed(ctx context.Context, texts []string, _ memory.EmbedPurpose) (vecs [][]float32, err error) {
 	if len(texts) == 0 {
 		return nil, ctx.Err()
 	}
 	body, _ := json.Marshal(map[string]any{"model": h.model, "input": texts})
+	call := memory.EgressCall{At: time.Now().UTC(), Host: hostOf(h.base), Model: h.model, Purpose: "embed", Outcome: "ok"}
+	start := time.Now()
+	defer func() {
+		if h.record == nil {
+			return
+		}
+		call.Duration = time.Since(start).Milliseconds()
+		if err != nil && call.Outcome == "ok" {
+			call.Outcome = "unparseable"
+		}
+		h.record(call)
+	}()
 	req, err := http.NewRequestWithContext(ctx, "POST", h.base+"/embeddings", bytes.NewReader(body))
 	if err != nil {
+		call.Outcome = "network_error"
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -74,14 +93,24 @@ func (h *HTTP) Embed(ctx context.Context, texts []string, _ memory.EmbedPurpose)
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
+		call.Outcome = "network_error"
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			call.Outcome = "timeout"
+		} else if !sentNothing(err) {
+			call.BytesOut = len(body)
+		}
 		return nil, fmt.Errorf("embeddings request: %w", err)
 	}
 	defer resp.Body.Close()
+	call.BytesOut, call.Status = len(body), resp.StatusCode
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	call.BytesIn = len(data)
 	if err != nil {
+		call.Outcome = "network_error"
 		return nil, fmt.Errorf("embeddings answer: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
+		call.Outcome = "http_error"
 		return nil, fmt.Errorf("embeddings answered HTTP %d: %.200s", resp.StatusCode, data)
 	}
 	var out struct {
@@ -96,7 +125,7 @@ func (h *HTTP) Embed(ctx context.Context, texts []string, _ memory.EmbedPurpose)
 	if len(out.Data) != len(texts) {
 		return nil, fmt.Errorf("embeddings answered %d vectors for %d texts", len(out.Data), len(texts))
 	}
-	vecs := make([][]float32, len(texts))
+	vecs = make([][]float32, len(texts))
 	for _, d := range out.Data {
 		if d.Index < 0 || d.Index >= len(texts) || vecs[d.Index] != nil {
 			return nil, fmt.Errorf("embeddings answer has a bad index %d", d.Index)
@@ -108,6 +137,17 @@ func (h *HTTP) Embed(ctx context.Context, texts []string, _ memory.EmbedPurpose)
 		vecs[d.Index] = v
 	}
 	return vecs, nil
+}
+
+// sentNothing reports whether a request failed before any byte left: the
+// connection was refused or the name did not resolve.
+func sentNothing(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
 }
 
 // unit returns v scaled to unit length, or false for a zero or non-finite

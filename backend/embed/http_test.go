@@ -49,7 +49,7 @@ func fakeEmbeddings(t *testing.T, status int) *httptest.Server {
 func TestHTTP_ProbesAndEmbeds(t *testing.T) {
 	srv := fakeEmbeddings(t, 200)
 	defer srv.Close()
-	h, err := NewHTTP(context.Background(), srv.URL+"/v1/", "emb-3", "sk-test", "HyAtlas/test")
+	h, err := NewHTTP(context.Background(), srv.URL+"/v1/", "emb-3", "sk-test", "HyAtlas/test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestHTTP_ProbesAndEmbeds(t *testing.T) {
 func TestHTTP_ErrorsNameTheStatus(t *testing.T) {
 	srv := fakeEmbeddings(t, 429)
 	defer srv.Close()
-	_, err := NewHTTP(context.Background(), srv.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test")
+	_, err := NewHTTP(context.Background(), srv.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test", nil)
 	if err == nil || !strings.Contains(err.Error(), "429") || strings.Contains(err.Error(), "sk-test") {
 		t.Errorf("err = %v", err)
 	}
@@ -90,8 +90,46 @@ func TestHTTP_RedirectsAreNotFollowed(t *testing.T) {
 		http.Redirect(w, r, target.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	defer redirect.Close()
-	_, err := NewHTTP(context.Background(), redirect.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test")
+	_, err := NewHTTP(context.Background(), redirect.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test", nil)
 	if err == nil || !strings.Contains(err.Error(), "307") || reached {
 		t.Errorf("err = %v, target reached %v", err, reached)
+	}
+}
+
+// TestHTTP_EveryRequestIsLedgered: each request to an embedding endpoint
+// is recorded for the egress ledger, whatever its outcome: every text
+// sent leaves the machine.
+func TestHTTP_EveryRequestIsLedgered(t *testing.T) {
+	var calls []memory.EgressCall
+	record := func(c memory.EgressCall) { calls = append(calls, c) }
+	ok := fakeEmbeddings(t, 200)
+	defer ok.Close()
+	h, err := NewHTTP(context.Background(), ok.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test", record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Embed(context.Background(), []string{"a text that leaves"}, memory.PurposeDocument); err != nil {
+		t.Fatal(err)
+	}
+	limited := fakeEmbeddings(t, 429)
+	defer limited.Close()
+	_, _ = NewHTTP(context.Background(), limited.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test", record)
+	down := httptest.NewServer(http.NotFoundHandler())
+	refused := down.URL
+	down.Close()
+	_, _ = NewHTTP(context.Background(), refused+"/v1", "emb-3", "sk-test", "HyAtlas/test", record)
+	if len(calls) != 4 {
+		t.Fatalf("%d calls recorded, want 4 (probe and embed, a 429, a refused one): %+v", len(calls), calls)
+	}
+	for i, want := range []struct {
+		outcome string
+		status  int
+		sent    bool
+	}{{"ok", 200, true}, {"ok", 200, true}, {"http_error", 429, true}, {"network_error", 0, false}} {
+		c := calls[i]
+		if c.Outcome != want.outcome || c.Status != want.status || (c.BytesOut > 0) != want.sent || c.Purpose != "embed" ||
+			c.Model != "emb-3" || c.Host == "" || strings.Contains(c.Host, "/") {
+			t.Errorf("call %d: %+v, want %s, status %d, bytes sent %v", i, c, want.outcome, want.status, want.sent)
+		}
 	}
 }

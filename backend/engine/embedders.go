@@ -23,6 +23,7 @@ type embedderSet struct {
 	cfg    config.Config
 	models *models.Manager
 	log    *slog.Logger
+	egress func(memory.EgressCall) // the ledger, for an embedder on an endpoint
 }
 
 // openEmbedder returns the embedder the configuration asks for:
@@ -37,7 +38,7 @@ func (e embedderSet) openEmbedder(ctx context.Context) (memory.Embedder, io.Clos
 		h, err := embed.NewHash(embed.DefaultHashDims)
 		return h, io.NopCloser(nil), err
 	case config.EmbedHTTP:
-		h, err := embed.NewHTTP(ctx, c.URL, c.Model, c.Key, "HyAtlas/"+Version)
+		h, err := embed.NewHTTP(ctx, c.URL, c.Model, c.Key, "HyAtlas/"+Version, e.egress)
 		return h, io.NopCloser(nil), err
 	}
 	if _, err := e.initORT(); err != nil {

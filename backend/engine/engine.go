@@ -137,7 +137,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.snap = &snapshots{keeper: newKeeper(dirs, st.BackupTo)}
 	e.models = newModelController(e, filepath.Join(cfg.Paths.Data, "models"), cfg.ModelsBase, opts.ModelCatalog)
-	e.embedders = embedderSet{cfg: cfg, models: e.models.mgr, log: log}
+	e.embedders = embedderSet{cfg: cfg, models: e.models.mgr, log: log, egress: e.addEgress}
 	fail := func(err error) (*Engine, error) {
 		e.cancel()
 		if e.closer != nil {

@@ -179,12 +179,18 @@ func (e *Engine) queueUnfinished() {
 // ledger records one LLM request in the egress ledger. It never fails the
 // call: a ledger write that fails is logged.
 func (e *Engine) ledger(c llm.Call) {
+	e.addEgress(memory.EgressCall{At: c.At.UTC(), Host: c.Host, Model: c.Model, Purpose: c.Purpose,
+		BytesOut: c.BytesOut, BytesIn: c.BytesIn, Status: c.Status, Outcome: c.Outcome, Duration: c.Duration.Milliseconds()})
+}
+
+// addEgress records one request that left the machine (an LLM call, or an
+// embedding request to HYATLAS_EMBED_BASE) in the egress ledger; a ledger
+// write that fails is logged.
+func (e *Engine) addEgress(c memory.EgressCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := e.store.AddEgress(ctx, memory.EgressCall{At: c.At.UTC(), Host: c.Host, Model: c.Model, Purpose: c.Purpose,
-		BytesOut: c.BytesOut, BytesIn: c.BytesIn, Status: c.Status, Outcome: c.Outcome, Duration: c.Duration.Milliseconds()})
-	if err != nil {
-		e.log.Error("could not record an LLM call in the egress ledger", "err", err)
+	if err := e.store.AddEgress(ctx, c); err != nil {
+		e.log.Error("could not record a request in the egress ledger", "err", err)
 	}
 }
 
