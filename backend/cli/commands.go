@@ -130,9 +130,13 @@ func runSearch(ctx context.Context, e Env, args []string) error {
 		fmt.Fprintln(e.Stdout, "nothing relevant remembered")
 		return nil
 	}
+	// In recall's order, with the score that made it (the fused one; the
+	// cosine alone would look out of order); --json has every part.
+	n := 0
 	for _, ch := range res.Order {
 		for _, h := range res.Memories[ch] {
-			fmt.Fprintf(e.Stdout, "%.3f  %-12s %s  %s\n", h.Score, h.Layer, h.MemoryID, oneLine(h.Content, 100))
+			n++
+			fmt.Fprintf(e.Stdout, "%2d. %.3f  %-12s %s  %s\n", n, h.Why.Fused, h.Layer, h.MemoryID, oneLine(h.Content, 100))
 		}
 	}
 	return nil

@@ -138,6 +138,11 @@ func TestSIGTERM_ShutsDownCleanly(t *testing.T) {
 	if out, code := in.Run("search", "--json", "clean stop"); code != 0 || !strings.Contains(out, "remember me after a clean stop") {
 		t.Errorf("after restart: %d %s", code, out)
 	}
+	// The plain output is numbered in rank order, with falling scores.
+	out, code := in.Run("search", "remember clean stop")
+	if code != 0 || !strings.HasPrefix(out, " 1. ") || !strings.Contains(out, "remember me after a clean stop") {
+		t.Errorf("plain search: %d %q", code, out)
+	}
 }
 
 func TestSecondServerIsRefused(t *testing.T) {
