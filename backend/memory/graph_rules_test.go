@@ -411,3 +411,46 @@ func TestCurate_APreferencesMirrorFollowsItsFact(t *testing.T) {
 		t.Errorf("(c) deleting preference fact %s left its mirror %s (it stays in the profile and the prompt block): %v", f2.ID, m2, err)
 	}
 }
+
+// Merging two preference facts (each with its profile mirror), then
+// restoring both originals, undoes the merge: the originals and their
+// mirrors are back, the merged fact and its mirror are retired.
+func TestConsolidate_RestoringWhatAMergeTookUndoesIt(t *testing.T) {
+	r, c := newConsolidateRig(t, consolidateCfg())
+	a := memory.Owner{UserID: "alice"}
+	mk := func(text string) (memory.Memory, memory.Memory) {
+		src := r.turn(t, text, "alice")
+		mir := r.put(t, memory.Memory{Layer: memory.LayerProfile, Content: text, Owner: a, Category: memory.CategoryPreference})
+		f := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: text, Owner: a, Category: memory.CategoryPreference,
+			SourceIDs: []string{src.ID}, Metadata: map[string]string{memory.MetaMirror: mir.ID, memory.MetaLabel: memory.LabelUserPreferences}})
+		return f, mir
+	}
+	p1, m1 := mk("Alice prefers green tea every morning")
+	p2, m2 := mk("Alice prefers green tea each morning")
+	c.set(reply(memory.ConsolidatePlan{Merges: []memory.PlannedMerge{{IDs: []string{p1.ID, p2.ID}, Text: "Alice prefers green tea in the morning"}}}))
+	if rep := r.consolidate(t); rep.Merged != 2 {
+		t.Fatalf("merge did not happen: %+v", rep)
+	}
+	merged := r.live(t, memory.LayerFact, "alice")
+	if len(merged) != 1 {
+		t.Fatalf("%d live facts after the merge", len(merged))
+	}
+	ctx := context.Background()
+	if _, err := r.svc.Restore(ctx, p1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.live(t, memory.LayerFact, "alice")); n != 2 {
+		t.Errorf("after restoring one original: %d live facts, want 2 (it and the merge)", n)
+	}
+	if _, err := r.svc.Restore(ctx, p2.ID); err != nil {
+		t.Fatal(err)
+	}
+	facts, prof := r.live(t, memory.LayerFact, "alice"), r.live(t, memory.LayerProfile, "alice")
+	if len(facts) != 2 || len(prof) != 2 || !r.get(t, m1.ID).Live() || !r.get(t, m2.ID).Live() || r.get(t, merged[0].ID).Live() {
+		t.Errorf("after restoring both originals: %d facts, %d profile rows live; the merge live: %v",
+			len(facts), len(prof), r.get(t, merged[0].ID).Live())
+	}
+	if err := r.svc.Ready(ctx); err != nil {
+		t.Errorf("the index disagrees with the store: %v", err)
+	}
+}

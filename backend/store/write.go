@@ -294,7 +294,32 @@ func restoreRow(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *m
 			return memory.Memory{}, err
 		}
 	}
+	if h.How == memory.RetiredMerged && h.By != "" {
+		if err := unmergeWhenWhole(ctx, tx, h.By, at, cas); err != nil {
+			return memory.Memory{}, err
+		}
+	}
 	return m, reholdRelations(ctx, tx, id, at, cas)
+}
+
+// reasonUnmerged is why a merged fact is retired once every fact it
+// merged is back.
+const reasonUnmerged = "the facts it merged were restored: the merge is undone"
+
+// unmergeWhenWhole retires the fact a merge made once every fact it
+// merged has been restored, so undoing a merge leaves the facts as they
+// were, not them and their merge side by side. Restoring it brings the
+// merge back only by hand (its originals stay live).
+func unmergeWhenWhole(ctx context.Context, tx *sql.Tx, merged string, at time.Time, cas *memory.Cascade) error {
+	var left int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE retired_by = ? AND retired_how = ? AND retired_at IS NOT NULL`,
+		merged, string(memory.RetiredMerged)).Scan(&left); err != nil {
+		return fmt.Errorf("undo the merge into %s: %w", merged, err)
+	}
+	if left > 0 {
+		return nil
+	}
+	return retireAlong(ctx, tx, merged, memory.Retirement{How: memory.RetiredDropped, Reason: reasonUnmerged, At: at}, cas)
 }
 
 // restoreAlong restores a row that goes with another if it was retired in
