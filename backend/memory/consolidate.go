@@ -48,6 +48,7 @@ const (
 	MetaTopic       = "topic"       // the cluster a schema or relation came from
 	MetaCross       = "cross_topic" // "true" on a schema that spans topics
 	MetaRelation    = "relation_id" // the graph relation an L5 row states
+	MetaMergedFrom  = "merged_from" // the facts a merged fact replaced, comma-separated
 	MetaArc         = "arc"         // "true" on the owner's rolling arc (L4)
 	sourceConsol    = "consolidation"
 	categoryArc     = "arc"

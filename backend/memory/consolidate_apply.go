@@ -172,7 +172,11 @@ func (p *promotion) mergeFacts(facts []Memory, text, topic string) {
 	}
 	m := p.newRow(LayerFact, text, first.Category, eventAt)
 	m.Owner, m.SessionID, m.Source, m.SourceIDs, m.Strength = first.Owner, first.SessionID, sourceConsol, sources, strength
-	m.Metadata = map[string]string{MetaCount: strconv.Itoa(count), MetaTopic: topic}
+	ids := make([]string, len(facts))
+	for i, f := range facts {
+		ids[i] = f.ID
+	}
+	m.Metadata = map[string]string{MetaCount: strconv.Itoa(count), MetaTopic: topic, MetaMergedFrom: strings.Join(ids, ",")}
 	if l := first.Metadata[MetaLabel]; l != "" {
 		m.Metadata[MetaLabel] = l
 	}

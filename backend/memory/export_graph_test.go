@@ -15,7 +15,7 @@ import (
 func graphHistory(t *testing.T, r *rig) []string {
 	t.Helper()
 	var out []string
-	for _, at := range []string{"2020-06-01", "2021-06-01", "2022-06-01", "2023-06-01", "2030-01-01"} {
+	for _, at := range []string{"2020-06-01", "2021-06-01", "2022-06-01", "2023-06-01", "2024-06-01", "2030-01-01"} {
 		for _, axis := range []memory.GraphAxis{memory.AxisRecorded, memory.AxisValid} {
 			got := edgesAt(t, r, axis, at)
 			slices.Sort(got)
@@ -43,7 +43,11 @@ func TestExport_TheGraphRoundTrips(t *testing.T) {
 	a.setClock(day("2020-02-01"))
 	learnJob(t, a, o, "Acme", "2020-01-01", "2020-02-01", acme)
 	globex := fact(a, "Alice moved to Globex")
-	learnJob(t, a, o, "Globex", "2022-01-01", "2022-02-01", globex)
+	globexRel := learnJob(t, a, o, "Globex", "2022-01-01", "2022-02-01", globex)
+	globexRow := a.put(t, memory.Memory{Layer: memory.LayerKnowledge, Content: "Alice works at Globex", Owner: o,
+		Category: "relation", Metadata: map[string]string{memory.MetaRelation: globexRel.ID}})
+	back := fact(a, "Alice went back to Acme")
+	learnJob(t, a, o, "Acme", "2024-01-01", "2024-02-01", back) // a second stint: a relation of its own
 	bob := fact(a, "Alice knows Bob from school")
 	if _, err := a.svc.LearnRelation(ctx, memory.RelationInput{Owner: o, From: "Alice", To: "Bob", Relation: "knows",
 		Facts: []string{bob}, At: day("2022-03-01")}); err != nil {
@@ -68,8 +72,8 @@ func TestExport_TheGraphRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ir.Graph.Nodes != 4 || ir.Graph.Relations != 3 {
-		t.Errorf("import report %+v, want 4 entities and 3 relations", ir.Graph)
+	if ir.Graph.Nodes != 4 || ir.Graph.Relations != 4 {
+		t.Errorf("import report %+v, want 4 entities and 4 relations", ir.Graph)
 	}
 	if want, got := graphHistory(t, a), graphHistory(t, c); !slices.Equal(want, got) {
 		t.Errorf("the imported graph differs:\nwant %q\ngot  %q", want, got)
@@ -82,8 +86,8 @@ func TestExport_TheGraphRoundTrips(t *testing.T) {
 	if _, err := c.svc.Restore(ctx, bob); err != nil {
 		t.Fatal(err)
 	}
-	if _, n, _ := c.svc.GraphCounts(ctx); n != 3 { // Acme (ended, still believed), Globex, Bob
-		t.Errorf("restoring the imported fact behind Alice knows Bob: %d held, want 3", n)
+	if _, n, _ := c.svc.GraphCounts(ctx); n != 4 { // Acme (ended, still believed), Globex (ended), Acme again, Bob
+		t.Errorf("restoring the imported fact behind Alice knows Bob: %d held, want 4", n)
 	}
 
 	// B learnt that Alice works at Globex itself: the import joins the two
@@ -117,6 +121,9 @@ func TestExport_TheGraphRoundTrips(t *testing.T) {
 	}
 	if works != 1 {
 		t.Errorf("B holds Alice works at Globex %d times after the import, want once", works)
+	}
+	if got := b.get(t, globexRow.ID).Metadata[memory.MetaRelation]; got != mine.ID {
+		t.Errorf("the imported L5 row states relation %q, want B's own %q", got, mine.ID)
 	}
 }
 

@@ -156,12 +156,21 @@ type GraphPlan struct {
 // the relation holds again, as a new relation (Alice works at Acme again).
 func PlanRelation(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 	for _, h := range held {
-		if h.To == next.To && (h.ValidTo.IsZero() || next.ValidFrom.IsZero() || next.ValidFrom.Before(h.ValidTo)) {
+		if h.To == next.To && SameStint(h, next) {
 			return GraphPlan{Recite: h.ID}
 		}
 	}
 	next.ID, next.LearnedAt, next.RecordedAt = NewGraphID("r", at), at, at
 	return planExclusive(held, next, at)
+}
+
+// SameStint reports whether two records of a relation between the same
+// entities speak of one stint of it in the world: neither ended before
+// the other began (an unknown time overlaps anything). Two stints (Alice
+// worked at Acme until 2022, and again from 2024) are two relations.
+func SameStint(a, b GraphEdge) bool {
+	return (a.ValidTo.IsZero() || b.ValidFrom.IsZero() || b.ValidFrom.Before(a.ValidTo)) &&
+		(b.ValidTo.IsZero() || a.ValidFrom.IsZero() || a.ValidFrom.Before(b.ValidTo))
 }
 
 // PlanRehold applies the same rules to a relation whose evidence came
@@ -173,7 +182,7 @@ func PlanRelation(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 // relations of its kind as if it were learnt now with its own start.
 func PlanRehold(held []GraphEdge, last GraphEdge, at time.Time) GraphPlan {
 	for _, h := range held {
-		if h.ID != last.ID && h.To == last.To && (h.ValidTo.IsZero() || last.ValidTo.IsZero() || h.ValidFrom.Before(last.ValidTo)) {
+		if h.ID != last.ID && h.To == last.To && SameStint(h, last) {
 			return GraphPlan{Recite: h.ID}
 		}
 	}

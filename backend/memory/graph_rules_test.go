@@ -85,10 +85,12 @@ func TestGraph_ARestoredFactHoldsItsRelationByTheRules(t *testing.T) {
 	if _, err := r.svc.Restore(ctx, acme.ID); err != nil {
 		t.Fatal(err)
 	}
-	got := edgesAt(t, r, memory.AxisValid, "2024-06-01")
-	t.Logf("valid axis 2024-06-01: %q", got)
-	if len(got) > 1 {
-		t.Errorf("an exclusive relation holds %d objects at once: %q", len(got), got)
+	// Acme is held again, ended where Globex began (it was true before).
+	if got := edgesAt(t, r, memory.AxisValid, "2024-06-01"); !slices.Equal(got, []string{"Alice works at Globex [2023-01-01, ?)"}) {
+		t.Errorf("valid axis 2024-06-01: %q, want Globex alone", got)
+	}
+	if got := edgesAt(t, r, memory.AxisValid, "2021-06-01"); !slices.Equal(got, []string{"Alice works at Acme [2020-01-01, 2023-01-01)"}) {
+		t.Errorf("valid axis 2021-06-01: %q, want Acme held again until Globex began", got)
 	}
 }
 
@@ -116,10 +118,12 @@ func TestGraph_ARestoredFactJoinsTheRelationLearntAgain(t *testing.T) {
 	if _, err := r.svc.Restore(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, edges, _ := r.svc.GraphCounts(ctx)
-	t.Logf("rel ids %s / %s; held relations: %d", e1.ID, e2.ID, edges)
-	if edges != 1 {
-		t.Errorf("Alice knows Bob is held %d times", edges)
+	v, err := r.svc.GraphAsOf(ctx, memory.GraphQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Edges) != 1 || v.Edges[0].ID != e2.ID || !slices.Contains(v.Edges[0].Facts, a.ID) {
+		t.Errorf("after the restore: %+v; want %s alone (not %s again), resting on the restored fact too", v.Edges, e2.ID, e1.ID)
 	}
 }
 
@@ -232,7 +236,8 @@ func TestGraph_ARelationsRowFollowsItsEvidence(t *testing.T) {
 	}{
 		{"retire one fact", func() error { _, err := r.svc.Retire(ctx, f.tea1.ID, memory.RetireInput{Reason: "wrong"}); return err }, 1, 1, true},
 		{"retire the other", func() error { _, err := r.svc.Retire(ctx, f.tea2.ID, memory.RetireInput{Reason: "wrong"}); return err }, 0, 0, false},
-		{"restore one", func() error { _, err := r.svc.Restore(ctx, f.tea2.ID); return err }, 1, 1, true},
+		// The first one retired, not the one whose retirement took the row.
+		{"restore the first", func() error { _, err := r.svc.Restore(ctx, f.tea1.ID); return err }, 1, 1, true},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {
@@ -262,8 +267,11 @@ func TestConsolidate_ARelationOnFactsMergedInTheSameReplyRestsOnTheMergedFact(t 
 		Edges:  []memory.PlannedEdge{teaEdge(f.tea1.ID, f.tea2.ID)},
 	}))
 	rep := r.consolidate(t)
-	t.Logf("report: merged %d edges %d", rep.Merged, rep.Edges)
-	for _, e := range heldRelations(t, r) {
+	held := heldRelations(t, r)
+	if rep.Merged != 2 || len(held) != 1 {
+		t.Fatalf("report %+v, %d held relations; want the merge and one relation", rep, len(held))
+	}
+	for _, e := range held {
 		live := 0
 		for _, id := range e.Facts {
 			if r.get(t, id).Live() {
@@ -355,9 +363,8 @@ func TestConsolidate_ARelationLeftWithoutItsRowGetsItNextPass(t *testing.T) {
 	rep = r.consolidate(t)
 	t.Logf("pass 2: clusters %d edges %d errors %v", rep.ClustersRun, rep.Edges, rep.Errors)
 	held, rows := heldRelations(t, r), r.live(t, memory.LayerKnowledge, "alice")
-	t.Logf("held relations %d, live L5 rows %d", len(held), len(rows))
-	if len(held) == 1 && len(rows) == 0 {
-		t.Errorf("relation held in the graph with no L5 row, even after a later pass proposed it again")
+	if len(held) != 1 || len(rows) != 1 {
+		t.Errorf("%d held relations, %d live L5 rows; want the relation and its row, written by the next pass", len(held), len(rows))
 	}
 }
 
@@ -452,5 +459,24 @@ func TestConsolidate_RestoringWhatAMergeTookUndoesIt(t *testing.T) {
 	}
 	if err := r.svc.Ready(ctx); err != nil {
 		t.Errorf("the index disagrees with the store: %v", err)
+	}
+}
+
+// A memory retired by hand as merged into another, then restored, leaves
+// that other one alone: only a merge consolidation made is undone.
+func TestCurate_RestoringAHandMergeKeepsItsTarget(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t, memory.Config{})
+	a := memory.Owner{UserID: "alice"}
+	x := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice likes tea", Owner: a})
+	y := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice drinks green tea", Owner: a})
+	if _, err := r.svc.Retire(ctx, x.ID, memory.RetireInput{How: "merged", By: y.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Restore(ctx, x.ID); err != nil {
+		t.Fatal(err)
+	}
+	if !r.get(t, y.ID).Live() || !r.get(t, x.ID).Live() {
+		t.Errorf("after the undo: %s live %v, %s live %v; want both", x.ID, r.get(t, x.ID).Live(), y.ID, r.get(t, y.ID).Live())
 	}
 }

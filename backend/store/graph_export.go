@@ -148,13 +148,24 @@ func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge) (b
 		if !e.Held() {
 			continue
 		}
-		var held string
-		err := tx.QueryRowContext(ctx, `SELECT rel_id FROM graph_edges WHERE expired_at IS NULL
+		held, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges WHERE expired_at IS NULL
 			AND user_id = ? AND agent_id = ? AND src = ? AND relation = ? AND dst = ?`,
-			e.Owner.UserID, e.Owner.AgentID, e.From, e.Relation, e.To).Scan(&held)
-		if err == nil {
-			into = held // learnt here too: it gains the evidence
-		} else if !errors.Is(err, sql.ErrNoRows) {
+			e.Owner.UserID, e.Owner.AgentID, e.From, e.Relation, e.To)
+		if err != nil {
+			return false, fmt.Errorf("import relation %s: %w", first.ID, err)
+		}
+		for _, h := range held {
+			if memory.SameStint(h, e) {
+				into = h.ID // learnt here too: it gains the evidence
+				break
+			}
+		}
+	}
+	if into != first.ID {
+		// The relation's L5 row came in with the memories: it states the
+		// relation held here now.
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET metadata = json_set(metadata, '$.`+memory.MetaRelation+`', ?)
+			WHERE `+relationRowsWhere, into, first.ID); err != nil {
 			return false, fmt.Errorf("import relation %s: %w", first.ID, err)
 		}
 	}

@@ -112,9 +112,11 @@ func reholdRelations(ctx context.Context, tx *sql.Tx, id string, at time.Time, c
 		if err := insertRecord(ctx, tx, p.New); err != nil {
 			return err
 		}
+		// Its rows retired because it lost its evidence come back, whichever
+		// fact's retirement (or delete) took them; one retired by hand stays.
 		rows, err := queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NOT NULL
-			AND retired_how = ? AND (retired_by = ? OR retire_reason = ?) AND `+relationRowsWhere,
-			string(memory.RetiredDropped), id, reasonEvidenceDeleted, rec.ID)
+			AND retired_how = ? AND retire_reason IN (?, ?) AND `+relationRowsWhere,
+			string(memory.RetiredDropped), reasonEvidenceRetired, reasonEvidenceDeleted, rec.ID)
 		if err != nil {
 			return err
 		}

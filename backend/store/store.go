@@ -14,7 +14,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -80,16 +79,13 @@ type Options struct {
 // private makes the data folder and the database files in it readable by
 // their owner only: a folder made before (by hand, or by an older version)
 // with wider rights would let other users of the machine read every memory.
-func private(dir string) error {
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return fmt.Errorf("make the data folder private: %w", err)
-	}
+// It is best effort: a folder HyAtlas does not own, or a file system
+// without Unix modes, keeps its rights rather than stopping HyAtlas.
+func private(dir string) {
+	_ = os.Chmod(dir, 0o700)
 	for _, name := range []string{FileName, FileName + "-wal", FileName + "-shm"} {
-		if err := os.Chmod(filepath.Join(dir, name), 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("make %s private: %w", name, err)
-		}
+		_ = os.Chmod(filepath.Join(dir, name), 0o600)
 	}
-	return nil
 }
 
 // Open opens (creating if needed) the database in dir and migrates it.
@@ -100,9 +96,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	if err := private(dir); err != nil {
-		return nil, err
-	}
+	private(dir)
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
@@ -122,7 +116,7 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 		}
 	}
 	if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err == nil {
-		err = private(dir) // the files SQLite just made, with its default rights
+		private(dir) // the files SQLite just made, with its default rights
 	}
 	if err != nil {
 		_ = writer.Close()

@@ -306,17 +306,32 @@ func restoreRow(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *m
 // merged is back.
 const reasonUnmerged = "the facts it merged were restored: the merge is undone"
 
-// unmergeWhenWhole retires the fact a merge made once every fact it
-// merged has been restored, so undoing a merge leaves the facts as they
-// were, not them and their merge side by side. Restoring it brings the
-// merge back only by hand (its originals stay live).
+// unmergeWhenWhole retires the fact a consolidation merge made once every
+// fact it merged (its merged_from) is live again, so undoing a merge
+// leaves the facts as they were, not them and their merge side by side.
+// A row retired as merged by hand (no merged_from) is left alone, and so
+// is a merge one of whose facts is gone or still retired.
 func unmergeWhenWhole(ctx context.Context, tx *sql.Tx, merged string, at time.Time, cas *memory.Cascade) error {
-	var left int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE retired_by = ? AND retired_how = ? AND retired_at IS NOT NULL`,
-		merged, string(memory.RetiredMerged)).Scan(&left); err != nil {
+	var from string
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(json_extract(metadata, '$.`+memory.MetaMergedFrom+`'), '')
+		FROM memories WHERE id = ? AND retired_at IS NULL`, merged).Scan(&from)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && from == "") {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("undo the merge into %s: %w", merged, err)
 	}
-	if left > 0 {
+	ids := strings.Split(from, ",")
+	var live int
+	q := `SELECT count(*) FROM memories WHERE retired_at IS NULL AND id IN (` + placeholders(len(ids)) + `)`
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	if err := tx.QueryRowContext(ctx, q, args...).Scan(&live); err != nil {
+		return fmt.Errorf("undo the merge into %s: %w", merged, err)
+	}
+	if live < len(ids) {
 		return nil
 	}
 	return retireAlong(ctx, tx, merged, memory.Retirement{How: memory.RetiredDropped, Reason: reasonUnmerged, At: at}, cas)

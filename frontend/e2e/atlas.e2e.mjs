@@ -316,6 +316,7 @@ async function snapshots(page) {
   await page.click('[data-testid="nav-status"]');
   await page.click('[data-testid="nav-snapshots"]');
   await page.click('[data-testid="snap-undo"]');
+  await page.click('[data-testid="snap-undo-confirm"]');
   await page.locator('[data-testid="snap-message"]', { hasText: 'Undone' }).waitFor({ timeout: 60_000 });
   check((await page.locator('[data-testid="snap-undo"]').count()) === 0, 'Undo is still offered after the undo');
   await page.screenshot({ path: join(SHOTS, 'snapshots.png'), fullPage: true });
