@@ -111,7 +111,8 @@ func (s settingsAPI) Test(ctx context.Context, base, model string) (api.Connecti
 	x := s.e.x
 	// The key belongs to the endpoint the user chose: it goes to the one
 	// running or the one saved in Settings, never to another address a
-	// request names (a token holder could name their own).
+	// test names (a typo, or a stranger's host). Not a wall against a
+	// token holder, who can save an endpoint first (see README, Privacy).
 	key, withheld := x.key, !s.keyGoesTo(base)
 	if withheld {
 		key = nil

@@ -18,8 +18,8 @@ import (
 var relationRowsWhere = `layer = '` + string(memory.LayerKnowledge) + `' AND json_extract(metadata, '$.` + memory.MetaRelation + `') = ?`
 
 // reasonEvidenceRetired and reasonEvidenceDeleted are the retire reasons of
-// an L5 row whose relation lost its evidence; a restore of the fact that
-// retired it (its retired_by) brings it back.
+// an L5 row whose relation lost its evidence; the relation holding again
+// (a fact behind it restored) brings the row back.
 const (
 	reasonEvidenceRetired = "the facts behind this relation were retired"
 	reasonEvidenceDeleted = "the memories behind this relation were deleted"
@@ -74,7 +74,7 @@ func retireRelationRows(ctx context.Context, tx *sql.Tx, rels []string, r memory
 // id was retired (their last record says evidence_retired, or
 // evidence_deleted when the others behind them were deleted meanwhile), by memory.PlanRehold
 // against the subject's records held by then, and restores their L5 rows
-// that id's retirement retired. A relation learnt again meanwhile under
+// retired for the lost evidence. A relation learnt again meanwhile under
 // another id gains this one's evidence instead.
 func reholdRelations(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *memory.Cascade) error {
 	last, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges g
