@@ -161,7 +161,10 @@ async function keepsItsPlace(page) {
     await page.waitForTimeout(200);
   }
   const before = await loaded();
-  const row = page.locator('[data-testid="atlas-row"]').last();
+  // The list renders only the rows near the screen, so "the last row" is a
+  // moving target as the page scrolls: hold on to one row by its id.
+  const farId = await page.locator('[data-testid="atlas-row"]').last().getAttribute('data-id');
+  const row = page.locator(`[data-testid="atlas-row"][data-id="${farId}"]`);
   await row.locator('[data-testid="promote"]').scrollIntoViewIfNeeded();
   const y = await page.evaluate(() => window.scrollY);
   await row.locator('[data-testid="promote"]').click();
@@ -172,7 +175,7 @@ async function keepsItsPlace(page) {
   check(Math.abs(y2 - y) < 400, `a promote moved the list from ${y} to ${y2} (rows ${before} -> ${await loaded()})`);
   // Edit on that row: the form is in view and has the focus; Escape closes it.
   const editedId = await page.locator('[data-testid="atlas-row"]').last().getAttribute('data-id');
-  await page.locator('[data-testid="atlas-row"]').last().locator('[data-testid="edit"]').click();
+  await page.locator(`[data-testid="atlas-row"][data-id="${editedId}"] [data-testid="edit"]`).click();
   const form = page.locator('form[aria-label="Edit a memory"]');
   await form.waitFor({ timeout: 10_000 });
   const box = await form.boundingBox();
