@@ -71,6 +71,9 @@ type StatusJSON struct {
 	Storage string `json:"storage"`
 	// Address is where agents reach the API (http://host:port), or "".
 	Address string `json:"address"`
+	// Consolidating is the consolidation pass running now: done of total
+	// topics (total 0 while it is still finding them).
+	Consolidating memory.ConsolidationProgress `json:"consolidating"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
@@ -89,7 +92,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		Unextracted: st.Unextracted, Consolidations: -1, GraphNodes: st.GraphNodes, GraphEdges: st.GraphEdges,
 		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,
 		DataDir: s.cfg.DataDir, Uptime: int64(time.Since(s.cfg.Started).Seconds()),
-		Auth: s.cfg.Auth, IndexFaults: st.IndexFaults,
+		Auth: s.cfg.Auth, IndexFaults: st.IndexFaults, Consolidating: st.Consolidating,
 	}
 	for _, n := range st.Live {
 		out.Total += n

@@ -101,6 +101,8 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	start := s.now().UTC()
 	rep := ConsolidationReport{StartedAt: start, Errors: []string{}}
 	s.events.Publish(Event{Type: "consolidate.started", At: start})
+	s.consolidating.Store(&ConsolidationProgress{Running: true})
+	defer s.consolidating.Store(nil)
 	gen := s.generation()
 	owners, err := s.factsByOwner(ctx)
 	if err != nil {
@@ -133,6 +135,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("no call made: the extraction endpoint is %s", s.llmState()))
 		rep.ClustersPending = len(jobs)
 	} else if len(jobs) > 0 {
+		s.consolidating.Store(&ConsolidationProgress{Running: true, Total: len(jobs)})
 		s.runJobs(ctx, jobs, states, start, &rep)
 	}
 	if s.llmState() == LLMOK && !rep.ProviderDown && s.generation() == gen {
@@ -331,6 +334,7 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 				}
 				s.events.Publish(Event{Type: "consolidate.progress", At: s.now().UTC(), Data: map[string]any{
 					"done": done, "total": len(jobs), "cluster": job.cluster.ID, "ok": err == nil}})
+				s.consolidating.Store(&ConsolidationProgress{Running: true, Done: done, Total: len(jobs)})
 				mu.Unlock()
 			}
 		}()

@@ -478,3 +478,38 @@ func TestConsolidateBudget(t *testing.T) {
 		t.Fatalf("next pass: %+v", rep)
 	}
 }
+
+// TestConsolidate_ProgressIsInTheStats: while a pass runs, the stats say
+// so with how many topics are done of how many (the window shows it for a
+// pass started by hand); once it ends, they say nothing runs.
+func TestConsolidate_ProgressIsInTheStats(t *testing.T) {
+	ctx := context.Background()
+	r, c := newConsolidateRig(t, consolidateCfg())
+	r.aliceFacts(t)
+	inCall, release := make(chan struct{}), make(chan struct{})
+	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+		close(inCall)
+		<-release
+		return memory.ConsolidatePlan{}, nil
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.svc.Consolidate(ctx)
+		done <- err
+	}()
+	<-inCall
+	st, err := r.svc.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := st.Consolidating; !p.Running || p.Total != 1 || p.Done != 0 {
+		t.Errorf("during the pass: %+v, want running, 0 of 1", p)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := r.svc.Stats(ctx); st.Consolidating.Running {
+		t.Errorf("after the pass: %+v", st.Consolidating)
+	}
+}

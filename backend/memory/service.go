@@ -158,6 +158,8 @@ type Service struct {
 	// storageChecked is when StorageFault last probed a faulty store
 	// (Unix nanoseconds).
 	storageChecked atomic.Int64
+	// consolidating is the running pass's progress (nil: none runs).
+	consolidating atomic.Pointer[ConsolidationProgress]
 
 	indexSync sync.RWMutex
 	// storeGen counts the restores that replaced the store (ReplaceStore
@@ -258,6 +260,16 @@ type Stats struct {
 	// GraphNodes and GraphEdges count the knowledge graph's nodes and
 	// held relations, all owners.
 	GraphNodes, GraphEdges int
+	// Consolidating is the pass running now, if one is.
+	Consolidating ConsolidationProgress
+}
+
+// ConsolidationProgress is how far the running consolidation pass is:
+// Total topics due (0 while it is still finding them) and Done of them.
+type ConsolidationProgress struct {
+	Running bool `json:"running"`
+	Done    int  `json:"done"`
+	Total   int  `json:"total"`
 }
 
 // Stats reads the store's counts, the graph's and the index size.
@@ -271,8 +283,12 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	return Stats{StoreStats: st, IndexLen: s.current().index.Len(), IndexFaults: s.indexFaults.Load(),
-		Reembed: s.reembedStatus.progress(), GraphNodes: nodes, GraphEdges: edges}, nil
+	out := Stats{StoreStats: st, IndexLen: s.current().index.Len(), IndexFaults: s.indexFaults.Load(),
+		Reembed: s.reembedStatus.progress(), GraphNodes: nodes, GraphEdges: edges}
+	if p := s.consolidating.Load(); p != nil {
+		out.Consolidating = *p
+	}
+	return out, nil
 }
 
 // Ready does a real round trip through every part: it embeds a probe text,

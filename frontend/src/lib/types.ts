@@ -49,6 +49,8 @@ export interface Status {
   storage: string;
   /** Where agents reach the API (http://host:port); "" when unknown. */
   address: string;
+  /** The consolidation pass running now: done of total topics (total 0 while it finds them). */
+  consolidating?: { running: boolean; done: number; total: number };
   vdb_points: number;
   layers: Record<LayerId, number>;
   embedder: Embedder;
