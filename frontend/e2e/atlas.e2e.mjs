@@ -133,6 +133,8 @@ async function atlas(page) {
     'a refused edit lost the text typed');
   await page.fill('[data-testid="edit-category"]', 'preference');
   await page.click('[data-testid="edit-save"]');
+  // The old text contains the new one: wait for the save, not for a row with the new text.
+  await page.locator('[data-testid="atlas-notice"]', { hasText: 'Saved' }).waitFor({ timeout: 10_000 });
   row = await rowOf(page, 'Prefers Tailwind tokens');
   await row.locator('[data-testid="row-open"]').click();
   const history = page.locator('[data-testid="history"]');
