@@ -102,7 +102,7 @@ func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time, c
 		in := placeholders(len(chunk))
 		// The deleted rows are gone from memories; their evidence rows are
 		// still here, so "rests on facts" counts the deleted facts too.
-		rows, err := tx.QueryContext(ctx, `UPDATE graph_edges SET expired_at = ?, expired_how = ?
+		rels, err := queryStrings(ctx, tx, `UPDATE graph_edges SET expired_at = ?, expired_how = ?
 			WHERE expired_at IS NULL
 			  AND rel_id IN (SELECT rel_id FROM graph_evidence WHERE memory_id IN (`+in+`))
 			  AND NOT EXISTS (SELECT 1 FROM graph_evidence e JOIN memories m ON m.id = e.memory_id
@@ -114,17 +114,7 @@ func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time, c
 		if err != nil {
 			return fmt.Errorf("expire relations without evidence: %w", err)
 		}
-		for rows.Next() {
-			var rel string
-			if err := rows.Scan(&rel); err != nil {
-				rows.Close()
-				return fmt.Errorf("expire relations without evidence: %w", err)
-			}
-			expired = append(expired, rel)
-		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("expire relations without evidence: %w", err)
-		}
+		expired = append(expired, rels...)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM graph_evidence WHERE memory_id IN (`+in+`)`, args[2:]...); err != nil {
 			return fmt.Errorf("drop evidence: %w", err)
 		}

@@ -155,13 +155,11 @@ func unmergeWhenWhole(ctx context.Context, tx *sql.Tx, merged string, at time.Ti
 		return fmt.Errorf("undo the merge into %s: %w", merged, err)
 	}
 	ids := strings.Split(from, ",")
+	var w where
+	w.add("retired_at IS NULL")
+	w.in("id", ids)
 	var live int
-	q := `SELECT count(*) FROM memories WHERE retired_at IS NULL AND id IN (` + placeholders(len(ids)) + `)`
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	if err := tx.QueryRowContext(ctx, q, args...).Scan(&live); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories`+w.sql(), w.args...).Scan(&live); err != nil {
 		return fmt.Errorf("undo the merge into %s: %w", merged, err)
 	}
 	if live < len(ids) {

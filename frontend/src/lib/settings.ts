@@ -37,8 +37,10 @@ export const LABELS: Record<string, string> = {
 
 /** A message about settings in the form's words: each setting's key becomes its label. */
 export function inLabels(msg: string): string {
+  // "mode" is also a plain word ("ultra mode needs…"): only as a setting's name.
+  const keys = Object.keys(LABELS).filter((k) => k !== 'mode');
   return msg
-    .replace(/\b(llm_base|llm_model|sync_extract|consolidate_every|snapshot_every|snapshot_keep)\b/g, (k) => LABELS[k] ?? k)
+    .replace(new RegExp(`\\b(${keys.join('|')})\\b`, 'g'), (k) => LABELS[k] ?? k)
     .replace(/\bmode(?=:| (?:pro|lite|ultra)\b)/g, LABELS.mode);
 }
 
