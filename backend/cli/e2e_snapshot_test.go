@@ -80,12 +80,13 @@ func listTotal(t *testing.T, run func(...string) (string, int)) int {
 
 // TestSnapshot_KillDuringRestore kills the server with SIGKILL in the
 // middle of a restore, before and after the database swap; after a start,
-// the data is entirely the old state or entirely the snapshot's.
+// the data is entirely the old state or entirely the snapshot's, plus the
+// memories and workspace files written while the restore stood still.
 func TestSnapshot_KillDuringRestore(t *testing.T) {
 	for _, c := range []struct {
 		phase string
 		want  int // memories after the restart
-	}{{"prepared", 2}, {"restored", 1}} {
+	}{{"prepared", 3}, {"restored", 2}} {
 		t.Run(c.phase, func(t *testing.T) {
 			in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
 			in.Start("serve")
@@ -111,6 +112,16 @@ func TestSnapshot_KillDuringRestore(t *testing.T) {
 					t.Fatalf("the restore never reached %s:\n%s", c.phase, in.Out.String())
 				}
 			}
+			// Writes go on at the pause, before the swap and after it; each
+			// acknowledged one outlives the crash.
+			in.Run("add", "--user", "u1", "written at the pause")
+			cl := in.Client()
+			if err := cl.Do(t.Context(), "PUT", "/api/v1/workspace/hermes/SOUL.md", map[string]string{"content": "soul written at the pause"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.Do(t.Context(), "POST", "/api/v1/tools/memory_note?agent_id=hermes", map[string]string{"content": "note written at the pause", "file": "MEMORY.md"}, nil); err != nil {
+				t.Fatal(err)
+			}
 			if err := in.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -122,10 +133,13 @@ func TestSnapshot_KillDuringRestore(t *testing.T) {
 			if n := listTotal(t, in.Run); n != c.want {
 				t.Fatalf("%d memories after the crash and a start, want %d", n, c.want)
 			}
-			soul, err := os.ReadFile(filepath.Join(in.Home, "data", "workspace", "hermes", "SOUL.md"))
-			wantSoul := map[string]string{"prepared": "new soul", "restored": "old soul"}[c.phase]
-			if err != nil || string(soul) != wantSoul {
-				t.Fatalf("SOUL.md = %q, %v; want %q", soul, err, wantSoul)
+			ws := filepath.Join(in.Home, "data", "workspace", "hermes")
+			soul, err := os.ReadFile(filepath.Join(ws, "SOUL.md"))
+			if err != nil || string(soul) != "soul written at the pause" {
+				t.Errorf("SOUL.md = %q, %v; want the text written at the pause", soul, err)
+			}
+			if note, err := os.ReadFile(filepath.Join(ws, "MEMORY.md")); err != nil || !strings.Contains(string(note), "note written at the pause") {
+				t.Errorf("MEMORY.md = %q, %v; want the note written at the pause", note, err)
 			}
 			if _, err := os.Stat(filepath.Join(in.Home, "data", ".restore")); !os.IsNotExist(err) {
 				t.Errorf("the restore's work folder is left: %v", err)

@@ -68,6 +68,7 @@ type Engine struct {
 	models    *modelController
 	x         *extraction
 	snap      *snapshots
+	workspace *workspace.Dir
 	log       *slog.Logger
 	store     *store.Store
 	bus       *events.Bus
@@ -146,6 +147,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		_ = st.Close()
 		return nil, err
 	}
+	e.workspace = workspace.New(dirs.workspace)
 	if err := e.recoverRestore(ctx); err != nil {
 		return fail(fmt.Errorf("finish an interrupted restore: %w", err))
 	}
@@ -168,7 +170,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	e.x = e.newExtraction(ctx, kr, opts.LLMHTTPClient)
 	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
 		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state, Graph: st, GraphStore: st,
-		Consolidator: e.consolidator(), ConsolidationStore: st, Workspace: workspace.New(dirs.workspace),
+		Consolidator: e.consolidator(), ConsolidationStore: st, Workspace: e.workspace,
 		KickReembed: e.kickReembed}
 	if cfg.Mode.UsesLLM() {
 		e.x.queue = newExtractQueue()

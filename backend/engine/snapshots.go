@@ -166,11 +166,21 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 		return fail(err)
 	}
 	e.publish("snapshot.restore", map[string]any{"id": id, "phase": "swapping"})
+	// The workspace folder is swapped in the same pause, with its writes
+	// held too: a write acknowledged before the pause is in the
+	// before-restore snapshot, one acknowledged after it is in the restored
+	// data, for the files as for the memories.
 	var paused time.Duration
+	var wsErr error
 	err = e.Memory.ReplaceStore(ctx, func(ctx context.Context) error {
-		var err error
-		paused, err = e.store.RestoreFrom(ctx, newDB, beforeDB, seq)
-		return err
+		return e.workspace.Hold(func() error {
+			var err error
+			if paused, err = e.store.RestoreFrom(ctx, newDB, beforeDB, seq); err != nil {
+				return err
+			}
+			wsErr = swapWorkspace(e.liveWorkspace(), work)
+			return nil
+		})
 	}, index, embID, func(ctx context.Context) (memory.VectorIndex, error) {
 		return buildIndex(ctx, e.store, e.Memory.Embedder(), e.log)
 	})
@@ -178,6 +188,9 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 		return fail(fmt.Errorf("restore %s (nothing changed): %w", id, err))
 	}
 	testPause("restored")
+	if wsErr != nil {
+		return RestoreReport{}, fmt.Errorf("the memories of %s are restored but its workspace files could not be put in place; the next start finishes it: %w", id, wsErr)
+	}
 	before, err := e.finishRestore(ctx, work)
 	if err != nil {
 		return RestoreReport{}, err
@@ -210,26 +223,18 @@ func (e *Engine) indexOf(ctx context.Context, dir string) (memory.VectorIndex, s
 }
 
 // finishRestore completes a restore whose database is in: the snapshot's
-// workspace replaces the live one, and the replaced state (the database
-// copied aside and the old workspace) becomes a before-restore snapshot.
-// Every step can run again after a crash.
+// workspace replaces the live one (if it has not yet), and the replaced
+// state (the database copied aside and the old workspace) becomes a
+// before-restore snapshot. Every step can run again after a crash.
 func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info, error) {
-	live := filepath.Join(e.Config.Paths.Data, "workspace")
-	newWS, oldWS := filepath.Join(work, "new", "workspace"), filepath.Join(work, "workspace.old")
-	if exists(newWS) {
-		if exists(live) && !exists(oldWS) {
-			if err := os.Rename(live, oldWS); err != nil {
-				return snapshot.Info{}, fmt.Errorf("restore the workspace: %w", err)
-			}
-		}
-		if err := os.Rename(newWS, live); err != nil {
-			return snapshot.Info{}, fmt.Errorf("restore the workspace: %w", err)
-		}
+	if err := e.workspace.Hold(func() error { return swapWorkspace(e.liveWorkspace(), work) }); err != nil {
+		return snapshot.Info{}, err
 	}
 	var before snapshot.Info
 	beforeDB := filepath.Join(work, "before.db")
 	if exists(beforeDB) {
 		var err error
+		oldWS := filepath.Join(work, "workspace.old")
 		if before, err = e.snap.keeper.CreateFrom(ctx, beforeDB, oldWS, snapshot.ReasonBeforeRestore); err != nil {
 			return before, fmt.Errorf("keep the replaced state: %w", err)
 		}
@@ -238,6 +243,56 @@ func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info,
 		}
 	}
 	return before, os.RemoveAll(work)
+}
+
+func (e *Engine) liveWorkspace() string { return filepath.Join(e.Config.Paths.Data, "workspace") }
+
+// swapWorkspace puts the snapshot's workspace folder (work/new/workspace)
+// where the live one is, moving the live one to work/workspace.old for the
+// before-restore snapshot. It runs with the workspace's writes held, and
+// again after a crash (a step already done is skipped). A live folder that
+// came back after the old one was moved out holds files written after the
+// swap began (an older version did not hold the writes): they are newer
+// than the snapshot's and are kept over them.
+func swapWorkspace(live, work string) error {
+	newWS, oldWS := filepath.Join(work, "new", "workspace"), filepath.Join(work, "workspace.old")
+	if !exists(newWS) {
+		return nil
+	}
+	if exists(live) {
+		var err error
+		if !exists(oldWS) {
+			err = os.Rename(live, oldWS)
+		} else if err = moveFilesInto(live, newWS); err == nil {
+			err = os.RemoveAll(live)
+		}
+		if err != nil {
+			return fmt.Errorf("restore the workspace: %w", err)
+		}
+	}
+	if err := os.Rename(newWS, live); err != nil {
+		return fmt.Errorf("restore the workspace: %w", err)
+	}
+	return nil
+}
+
+// moveFilesInto moves every file under from to the same place under to,
+// replacing what is there.
+func moveFilesInto(from, to string) error {
+	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		return os.Rename(p, dst)
+	})
 }
 
 // recoverRestore finishes or discards a restore a crash interrupted: if

@@ -34,6 +34,15 @@ var _ memory.Workspace = (*Dir)(nil)
 // New returns the workspace under root (created on the first write).
 func New(root string) *Dir { return &Dir{root: root} }
 
+// Hold runs fn with the workspace's writes held: no file is written while
+// it runs, and writes that arrive meanwhile wait and then go into whatever
+// folder is at root afterwards. A snapshot restore swaps the folder in it.
+func (d *Dir) Hold(fn func() error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return fn()
+}
+
 // ETag is a version tag of content: a quoted hash prefix.
 func ETag(content string) string {
 	sum := sha256.Sum256([]byte(content))
