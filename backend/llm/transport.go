@@ -136,8 +136,11 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		r.call.Outcome = "http_error"
 		r.err = fmt.Errorf("%s: HTTP %d: %s", where, p.status, scrub(serverMessage(err)))
 		r.retryable = p.status == http.StatusRequestTimeout || p.status == http.StatusTooManyRequests || p.status >= 500
-		r.rejected = p.status >= 400 && p.status < 500 && !r.retryable && p.status != http.StatusUnauthorized &&
-			p.status != http.StatusForbidden && p.status != http.StatusNotFound
+		// Only a refusal of this request's content counts against the row;
+		// any other status (401, 402 out of credits, 404, 409, 423, ...)
+		// is about the endpoint or the account, and a later call can work.
+		r.rejected = p.status == http.StatusBadRequest || p.status == http.StatusRequestEntityTooLarge ||
+			p.status == http.StatusUnprocessableEntity
 	case p.status != 0: // a 2xx whose body is no chat completion: the endpoint answered, unreadably
 		r.call.Outcome = "unparseable"
 		r.err = fmt.Errorf("%s: HTTP %d with a body that is not a chat completion", where, p.status)
