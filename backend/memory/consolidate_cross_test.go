@@ -84,9 +84,15 @@ func TestRawRetention(t *testing.T) {
 	c.set(reply(memory.ConsolidatePlan{Edges: []memory.PlannedEdge{{From: "Alice", To: "Globex", Relation: "works at",
 		Evidence: []string{f.job1.ID, f.job2.ID}}}}))
 	uncited := r.turn(t, "hello there", "alice")
-	pending := r.put(t, memory.Memory{Layer: memory.LayerRaw, Content: "not extracted yet", Owner: memory.Owner{UserID: "alice"}})
-	if err := r.store.SetExtraction(context.Background(), pending.ID, memory.ExtractPending, 0, ""); err != nil {
-		t.Fatal(err)
+	// Never distilled, so kept however old: waiting for extraction, given
+	// up on (waiting for reprocess), written in lite mode.
+	var undistilled []string
+	for _, st := range []memory.ExtractState{memory.ExtractPending, memory.ExtractFailed, memory.ExtractSkipped} {
+		m := r.put(t, memory.Memory{Layer: memory.LayerRaw, Content: "not extracted: " + string(st), Owner: memory.Owner{UserID: "alice"}})
+		if err := r.store.SetExtraction(context.Background(), m.ID, st, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+		undistilled = append(undistilled, m.ID)
 	}
 	rep := r.consolidate(t)
 	if rep.PrunedRaw != 0 {
@@ -102,9 +108,9 @@ func TestRawRetention(t *testing.T) {
 	r.advance(72 * time.Hour)
 	rep = r.consolidate(t)
 	// Kept: the two job turns (the relation), the two tea turns and the
-	// books turn (live facts) and the pending row; gone: hello and the
-	// dropped chat's turn.
-	if rep.PrunedRaw != 2 || rep.ProtectedRaw != 6 {
+	// books turn (live facts) and the three undistilled rows; gone: hello
+	// and the dropped chat's turn.
+	if rep.PrunedRaw != 2 || rep.ProtectedRaw != 8 {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, id := range []string{uncited.ID, f.chat.SourceIDs[0]} {
@@ -112,7 +118,7 @@ func TestRawRetention(t *testing.T) {
 			t.Errorf("%s not deleted: %v", id, err)
 		}
 	}
-	for _, id := range []string{pending.ID, f.job1.SourceIDs[0], f.tea1.SourceIDs[0]} {
+	for _, id := range append(undistilled, f.job1.SourceIDs[0], f.tea1.SourceIDs[0]) {
 		if _, err := r.store.Get(context.Background(), id); err != nil {
 			t.Errorf("%s deleted: %v", id, err)
 		}

@@ -85,7 +85,8 @@ func newConsolidateRig(t *testing.T, cfg memory.Config) (*rig, *scriptedConsolid
 // turn stores a raw turn (already extracted) for user u.
 func (r *rig) turn(t *testing.T, text, u string) memory.Memory {
 	t.Helper()
-	return r.put(t, memory.Memory{Layer: memory.LayerRaw, Content: text, Owner: memory.Owner{UserID: u}})
+	return r.put(t, memory.Memory{Layer: memory.LayerRaw, Content: text, Owner: memory.Owner{UserID: u},
+		Extraction: memory.ExtractDone})
 }
 
 // fact stores an L3 fact extracted from turn src, dated at.

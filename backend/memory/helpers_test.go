@@ -91,7 +91,10 @@ func (r *rig) put(t *testing.T, m memory.Memory) memory.Memory {
 	if m.Owner.UserID == "" {
 		m.Owner.UserID = memory.DefaultUserID
 	}
-	m.CreatedAt, m.UpdatedAt, m.Extraction = now, now, memory.ExtractSkipped
+	m.CreatedAt, m.UpdatedAt = now, now
+	if m.Extraction == "" {
+		m.Extraction = memory.ExtractSkipped
+	}
 	if m.Strength == 0 {
 		m.Strength = memory.DefaultStrength
 	}

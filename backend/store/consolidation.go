@@ -57,11 +57,13 @@ const citedRaw = `SELECT ev.memory_id FROM graph_evidence ev
 		WHERE f.layer IN ('l1_profile', 'l3_fact') AND f.retired_at IS NULL`
 
 // UncitedRaw lists up to limit raw rows created before cutoff that nothing
-// cites (see citedRaw) and that do not wait for extraction, oldest first,
-// and counts the old rows that are kept for those reasons.
+// cites (see citedRaw) and whose extraction is done, oldest first, and
+// counts the old rows that are kept for those reasons. A live row whose
+// extraction is pending, gave up (failed, waiting for reprocess) or never
+// ran (written in lite mode) was never distilled, so it is kept.
 func (s *Store) UncitedRaw(ctx context.Context, cutoff time.Time, limit int) ([]string, int, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT m.id,
-		(m.extract_state = 'pending' AND m.retired_at IS NULL) OR m.id IN (`+citedRaw+`)
+		(m.extract_state <> 'done' AND m.retired_at IS NULL) OR m.id IN (`+citedRaw+`)
 		FROM memories m
 		WHERE m.layer = 'l2_raw' AND m.created_at < ? ORDER BY m.created_at, m.seq`, cutoff.UnixMilli())
 	if err != nil {
