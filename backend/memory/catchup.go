@@ -27,12 +27,24 @@ type CatchUpResult struct {
 	Stopped error
 }
 
+// catchUpOutage is how many rows in a row a catch-up run must find the
+// endpoint unavailable for before it takes the endpoint to be down.
+const catchUpOutage = 3
+
 // CatchUp extracts rows that extraction never reached: written while no
 // key was set, or whose call failed. It takes up to CatchUpBatch pending
 // rows, oldest first, created between maxAge ago (0: no limit) and
-// CatchUpMinAge ago, one at a time, and stops at the first provider
-// error. A reply that cannot be read counts a try on its row and the run
-// goes on.
+// CatchUpMinAge ago, one at a time. A reply that cannot be read counts a
+// try on its row and the run goes on.
+//
+// A provider error alone does not stop the run: the endpoint may fail one
+// row only (a model runner that crashes on it, a long text that times out
+// on a slow local model), and stopping there every run would hold up every
+// row behind it. The run stops once catchUpOutage rows in a row find the
+// endpoint unavailable. When a later row gets an answer, the endpoint was
+// up: each row it failed meanwhile is charged a try, so such a row ends as
+// failed (for hyatlas reprocess) after MaxExtractTries runs instead of
+// stalling the queue.
 func (s *Service) CatchUp(ctx context.Context, maxAge time.Duration) (CatchUpResult, error) {
 	var res CatchUpResult
 	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK {
@@ -43,19 +55,31 @@ func (s *Service) CatchUp(ctx context.Context, maxAge time.Duration) (CatchUpRes
 	if err != nil {
 		return res, err
 	}
+	var unanswered []unansweredRow // since the last row the endpoint answered
 	for _, id := range ids {
 		res.Tried++
 		st, err := s.ExtractOne(ctx, id)
-		if errors.Is(err, ErrProvider) || ctx.Err() != nil {
-			res.Stopped = err
-			if err == nil {
-				res.Stopped = ctx.Err()
-			}
+		if ctx.Err() != nil {
+			res.Stopped = ctx.Err()
 			return res, nil
+		}
+		if errors.Is(err, ErrProvider) {
+			unanswered = append(unanswered, unansweredRow{id, err})
+			if len(unanswered) >= catchUpOutage {
+				res.Stopped = err
+				return res, nil
+			}
+			continue
 		}
 		if err != nil {
 			return res, fmt.Errorf("catch up %s: %w", id, err)
 		}
+		for _, u := range unanswered {
+			if s.chargeUnanswered(ctx, u) == StatusFailed {
+				res.Failed++
+			}
+		}
+		unanswered = nil
 		switch st {
 		case StatusDone:
 			res.Done++
@@ -63,13 +87,32 @@ func (s *Service) CatchUp(ctx context.Context, maxAge time.Duration) (CatchUpRes
 			res.Failed++
 		}
 	}
-	if len(ids) == CatchUpBatch {
+	if len(ids) == CatchUpBatch && len(unanswered) == 0 {
 		res.Backlog, err = s.xstore.PendingExtraction(ctx, from, to, MaxExtractTries, backlogMax)
 		if err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// unansweredRow is a row a catch-up run found the endpoint unavailable for.
+type unansweredRow struct {
+	id  string
+	err error
+}
+
+// chargeUnanswered counts a try on a row the endpoint failed while it
+// answered others, and returns the row's status afterwards (failed after
+// MaxExtractTries). A row no longer pending is left as it is.
+func (s *Service) chargeUnanswered(ctx context.Context, u unansweredRow) ExtractionStatus {
+	raw, err := s.store.Get(ctx, u.id)
+	if err != nil || raw.Extraction != ExtractPending || !raw.Live() {
+		return StatusSkipped
+	}
+	// Not wrapped: this counts as the row's own failure, not an outage.
+	st, _ := s.extractFailed(ctx, raw, fmt.Errorf("%v (the endpoint answered other writes meanwhile)", u.err))
+	return st
 }
 
 func (s *Service) catchUpWindow(maxAge time.Duration) (from, to time.Time) {

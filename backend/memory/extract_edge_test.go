@@ -45,39 +45,56 @@ func TestExtract_WriteDeletedDuringTheCall(t *testing.T) {
 	}
 }
 
-// Refused requests and failures gathering the context count tries, so one
-// bad row cannot hold a catch-up run at the front of the queue.
+// A row the endpoint refuses, or fails alone while it answers the rows
+// after it, is charged a try each run, so it cannot hold a catch-up run at
+// the front of the queue: the rows behind it are extracted in the first
+// run and it ends as failed. (A row failing alone with nothing else to
+// answer is an outage as far as a run can tell: it waits, uncharged.)
 func TestCatchUp_GoesPastARowThatAlwaysFails(t *testing.T) {
-	cfg := extractCfg()
-	cfg.Extraction.Sync = false
-	r, x := newExtractRig(t, cfg)
-	bad, _ := r.write(t, "a write far too long for the model", "u1")
-	for i := range 3 {
-		r.write(t, fmt.Sprintf("ordinary write %d", i), "u1")
-	}
-	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
-		if strings.Contains(req.Text, "too long") {
-			return memory.ExtractPlan{}, fmt.Errorf("HTTP 400 context length: %w", memory.ErrRejected)
-		}
-		return memory.ExtractPlan{}, nil
-	})
-	for range 200 {
-		r.clock.Now()
-	}
-	for run := 1; run <= memory.MaxExtractTries; run++ {
-		res, err := r.svc.CatchUp(context.Background(), 0)
-		if err != nil || res.Stopped != nil {
-			t.Fatalf("run %d: %+v %v", run, res, err)
-		}
-		if run == 1 && res.Done != 3 {
-			t.Fatalf("run 1 did %d rows behind the bad one, want 3", res.Done)
-		}
-	}
-	if m := r.get(t, bad.ID); m.Extraction != memory.ExtractFailed || m.ExtractTries != memory.MaxExtractTries {
-		t.Errorf("the bad row: %s after %d tries", m.Extraction, m.ExtractTries)
-	}
-	if st, _ := r.svc.Stats(context.Background()); st.Unextracted != 0 {
-		t.Errorf("unextracted = %d", st.Unextracted)
+	for _, tc := range []struct {
+		name  string
+		cause error
+	}{
+		{"refused: context length", fmt.Errorf("HTTP 400 context length: %w", memory.ErrRejected)},
+		{"unavailable for this row alone: the runner crashes on it", fmt.Errorf("HTTP 500 runner crashed: %w", memory.ErrProvider)},
+		{"unavailable for this row alone: it times out", fmt.Errorf("timed out: %w", memory.ErrProvider)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := extractCfg()
+			cfg.Extraction.Sync = false
+			r, x := newExtractRig(t, cfg)
+			bad, _ := r.write(t, "a write far too long for the model", "u1")
+			for i := range 3 {
+				r.write(t, fmt.Sprintf("ordinary write %d", i), "u1")
+			}
+			x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+				if strings.Contains(req.Text, "too long") {
+					return memory.ExtractPlan{}, tc.cause
+				}
+				return memory.ExtractPlan{}, nil
+			})
+			for run := 1; run <= memory.MaxExtractTries; run++ {
+				if run > 1 { // the endpoint answers another row in each run
+					r.write(t, fmt.Sprintf("ordinary write of run %d", run), "u1")
+				}
+				for range 200 {
+					r.clock.Now()
+				}
+				res, err := r.svc.CatchUp(context.Background(), 0)
+				if err != nil || res.Stopped != nil {
+					t.Fatalf("run %d: %+v %v", run, res, err)
+				}
+				if want := map[bool]int{true: 3, false: 1}[run == 1]; res.Done != want {
+					t.Fatalf("run %d did %d rows behind the bad one, want %d", run, res.Done, want)
+				}
+			}
+			if m := r.get(t, bad.ID); m.Extraction != memory.ExtractFailed || m.ExtractTries != memory.MaxExtractTries {
+				t.Errorf("the bad row: %s after %d tries", m.Extraction, m.ExtractTries)
+			}
+			if st, _ := r.svc.Stats(context.Background()); st.Unextracted != 0 {
+				t.Errorf("unextracted = %d", st.Unextracted)
+			}
+		})
 	}
 }
 

@@ -361,6 +361,8 @@ func TestExtract_NoKeyWaitsThenCatchesUp(t *testing.T) {
 	}
 }
 
+// An endpoint down for three rows in a row stops the run and charges
+// nothing; once it is back the run hands the rest to the workers.
 func TestCatchUp_StopsAtProviderErrorAndHandsOnTheBacklog(t *testing.T) {
 	cfg := extractCfg()
 	cfg.Extraction.Sync = false
@@ -379,8 +381,11 @@ func TestCatchUp_StopsAtProviderErrorAndHandsOnTheBacklog(t *testing.T) {
 		r2.clock.Now()
 	}
 	res, err := r2.svc.CatchUp(context.Background(), 0)
-	if err != nil || res.Tried != 1 || !errors.Is(res.Stopped, memory.ErrProvider) || len(res.Backlog) != 0 {
+	if err != nil || res.Tried != 3 || !errors.Is(res.Stopped, memory.ErrProvider) || len(res.Backlog) != 0 {
 		t.Fatalf("run while down: %+v %v", res, err)
+	}
+	if st, _ := r2.svc.Stats(context.Background()); st.Unextracted != 45 {
+		t.Fatalf("an outage charged rows: unextracted = %d", st.Unextracted)
 	}
 	down = false
 	res, err = r2.svc.CatchUp(context.Background(), 0)
