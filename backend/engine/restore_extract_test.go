@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,5 +56,61 @@ func TestRestore_QueuedWritesOfTheSnapshotAreExtracted(t *testing.T) {
 	r.waitIdle(t)
 	if facts := r.live(t, memory.LayerFact); len(facts) != 1 || facts[0].Content != "The user keeps bees on the allotment" {
 		t.Fatalf("facts after the restore: %+v", facts)
+	}
+}
+
+// The write whose extraction call is in flight when a restore brings it
+// back as waiting: the call's plan is stale and dropped, and the restore's
+// re-queue, which waited for that call, extracts the write itself instead
+// of leaving it to the next catch-up run (which this rig never runs).
+func TestRestore_AWriteWhoseExtractionIsInFlightIsExtractedAgain(t *testing.T) {
+	r := newLLMRig(t, func(c *config.Config) {
+		sync := false
+		c.SyncExtract = &sync
+	})
+	ctx := context.Background()
+	_ = r.eng.x.keys.Hand("sk-test-key-1")
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	r.fake.setReply(func(llmRequest) (int, string) {
+		first := false
+		once.Do(func() { first = true; close(arrived) })
+		if first {
+			<-release
+		}
+		return 200, planJSON([]map[string]any{fact("The user keeps bees on the allotment", "user_preferences")}, nil)
+	})
+	r.eng.PauseExtraction(true)
+	write := r.add(t, "I keep bees on the allotment")
+	snap, err := r.eng.CreateSnapshot(ctx, snapshot.ReasonManual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.eng.PauseExtraction(false)
+	select {
+	case <-arrived:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no extraction call")
+	}
+	if _, err := r.eng.RestoreSnapshot(ctx, snap.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Let the restore's re-queue reach a worker, which then waits for the
+	// call in flight (were it slower, the write would be extracted anyway).
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		m, err := r.eng.Memory.Get(ctx, write.MemoryID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Memory.Extraction == memory.ExtractDone {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restored write is still %s 15 s after the restore; %d calls made", m.Memory.Extraction, len(r.fake.requests()))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

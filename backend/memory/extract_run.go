@@ -34,12 +34,18 @@ var ErrNotReady = fmt.Errorf("%w: extraction is not configured or has no key", E
 // the error is returned (wrapping ErrProvider), so a caller draining a
 // queue can stop. An unreadable reply counts a try; after MaxExtractTries
 // the row is marked failed. Two callers asking for the same row at once
-// do the work once; the second waits for the first's outcome.
+// do the work once; the second waits for the first's outcome (and does the
+// work itself when a snapshot restore made the first's stale).
 func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, error) {
-	done := make(chan struct{})
-	if running, busy := s.extracting.LoadOrStore(id, done); busy {
+	mine := &inflight{done: make(chan struct{}), gen: s.generation()}
+	for {
+		v, busy := s.extracting.LoadOrStore(id, mine)
+		if !busy {
+			break
+		}
+		running := v.(*inflight)
 		select { // another caller is on it: wait for its outcome
-		case <-running.(chan struct{}):
+		case <-running.done:
 		case <-ctx.Done():
 			return StatusPending, nil
 		}
@@ -47,14 +53,19 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 		if err != nil {
 			return "", fmt.Errorf("read row %s: %w", id, err)
 		}
-		return statusOf(raw), nil
+		// A restore while it ran made its work stale; a row the restored
+		// data has pending is extracted here, not left for a catch-up run.
+		if s.generation() == running.gen || raw.Extraction != ExtractPending {
+			return statusOf(raw), nil
+		}
+		mine.gen = s.generation()
 	}
 	defer func() {
 		s.extracting.Delete(id)
-		close(done)
+		close(mine.done)
 	}()
 
-	gen := s.generation()
+	gen := mine.gen
 	raw, err := s.store.Get(ctx, id)
 	if err != nil {
 		return "", fmt.Errorf("read row %s for extraction: %w", id, err)
@@ -208,6 +219,13 @@ func (s *Service) extractFailed(ctx context.Context, raw Memory, cause error) (E
 		}})
 	}
 	return status, nil
+}
+
+// inflight is an extraction in progress: done closes when it ends; gen is
+// the store generation it works on.
+type inflight struct {
+	done chan struct{}
+	gen  uint64
 }
 
 // statusOf is the extraction status a raw row reports.

@@ -148,7 +148,7 @@ type Service struct {
 	// extracting holds the ids being extracted (each is done once);
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// owners whose Now page is out of date.
-	extracting sync.Map // id -> chan closed when its extraction ends
+	extracting sync.Map // id -> *inflight
 	ownerLocks sync.Map // user id -> chan struct{} (capacity 1: a lock a waiter can give up on)
 	nowDirty   sync.Map
 	contacts   contacts
