@@ -107,6 +107,7 @@ type ForgetRequest struct {
 	UserID   string  `json:"user_id"`
 	AgentID  string  `json:"agent_id"`
 	Contains bool    `json:"contains"`
+	Source   string  `json:"source"`
 	Reason   string  `json:"reason"`
 }
 
@@ -124,7 +125,7 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) error {
 		return memory.Errorf(memory.EBADREQUEST, "text required")
 	}
 	rows, err := s.mem.Forget(r.Context(), memory.ForgetInput{Text: *text, UserID: req.UserID,
-		AgentID: req.AgentID, Contains: req.Contains, Reason: req.Reason})
+		AgentID: req.AgentID, Contains: req.Contains, Source: req.Source, Reason: req.Reason})
 	if err != nil {
 		return err
 	}

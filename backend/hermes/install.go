@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -74,6 +75,10 @@ type install struct {
 	PreviousSet      bool      `json:"previous_set"`
 	InstalledAt      time.Time `json:"installed_at"`
 	Version          string    `json:"version"`
+	// Created lists what the first install made in the home ("." the home
+	// itself, "plugins", "config.yaml"): uninstall removes each again when
+	// it holds nothing else.
+	Created []string `json:"created,omitempty"`
 }
 
 // PluginDir is where the plugin lives in a Hermes home.
@@ -144,7 +149,16 @@ func (in *Installer) Install(home string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	if old, ok := recs[home]; ok && prev == PluginName {
+	old, reinstall := recs[home]
+	created := old.Created
+	if !reinstall {
+		for _, p := range []string{".", "plugins", "config.yaml"} {
+			if _, err := os.Stat(filepath.Join(home, p)); errors.Is(err, fs.ErrNotExist) {
+				created = append(created, p)
+			}
+		}
+	}
+	if reinstall && prev == PluginName {
 		prev, prevSet = old.PreviousProvider, old.PreviousSet // a reinstall keeps the first record
 	} else if prev == PluginName {
 		prev, prevSet = "", false
@@ -158,7 +172,8 @@ func (in *Installer) Install(home string) (Status, error) {
 	if err := in.writePlugin(home); err != nil {
 		return Status{}, err
 	}
-	recs[home] = install{PreviousProvider: prev, PreviousSet: prevSet, InstalledAt: in.now(), Version: PluginVersion()}
+	recs[home] = install{PreviousProvider: prev, PreviousSet: prevSet, InstalledAt: in.now(), Version: PluginVersion(),
+		Created: created}
 	if err := in.saveRecords(recs); err != nil {
 		return Status{}, err
 	}
@@ -218,12 +233,24 @@ func (in *Installer) Uninstall(home string) (Status, error) {
 		if err != nil {
 			return Status{}, err
 		}
-		if err := writeConfig(home, edited); err != nil {
+		if slices.Contains(rec.Created, "config.yaml") && isEmptyConfig(edited) {
+			err = os.Remove(filepath.Join(home, "config.yaml"))
+		} else {
+			err = writeConfig(home, edited)
+		}
+		if err != nil {
 			return Status{}, err
 		}
 	}
 	if err := os.RemoveAll(PluginDir(home)); err != nil {
 		return Status{}, fmt.Errorf("remove %s: %w", PluginDir(home), err)
+	}
+	// What the install made and nothing else uses since: os.Remove takes
+	// only an empty folder.
+	for _, p := range []string{"plugins", "."} {
+		if slices.Contains(rec.Created, p) {
+			_ = os.Remove(filepath.Join(home, p))
+		}
 	}
 	delete(recs, home)
 	if err := in.saveRecords(recs); err != nil {
@@ -364,6 +391,17 @@ func readConfig(home string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(home, "config.yaml"), err)
 	}
 	return b, nil
+}
+
+// isEmptyConfig reports whether a config holds no setting: only blank
+// lines, comments, or an empty memory section.
+func isEmptyConfig(b []byte) bool {
+	for line := range strings.Lines(string(b)) {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") && t != "memory:" && t != "memory: {}" {
+			return false
+		}
+	}
+	return true
 }
 
 // writeConfig replaces config.yaml atomically, keeping its mode.

@@ -100,15 +100,57 @@ func TestInstallOnACleanHomeAndUninstallLeavesNoTrace(t *testing.T) {
 	if !st.Active || st.PreviousSet {
 		t.Fatalf("%+v", st)
 	}
+	if _, err := in.Install(home); err != nil { // a reinstall remembers what the first made
+		t.Fatal(err)
+	}
 	if _, err := in.Uninstall(home); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
-	if len(bytes.TrimSpace(cfg)) != 0 {
-		t.Errorf("config.yaml after uninstall = %q, want empty", cfg)
+	if _, err := os.Stat(home); !errors.Is(err, os.ErrNotExist) {
+		entries, _ := os.ReadDir(home)
+		t.Errorf("the home the install made is still there, with %v (%v)", entries, err)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(home, "plugins")); len(entries) != 0 {
-		t.Errorf("plugins/ still has %v", entries)
+	// A home that existed, empty: it stays, empty.
+	home = t.TempDir()
+	if _, err := in.Install(home); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Uninstall(home); err != nil {
+		t.Fatal(err)
+	}
+	if entries, err := os.ReadDir(home); err != nil || len(entries) != 0 {
+		t.Errorf("the home holds %v after install and uninstall (%v), want nothing", entries, err)
+	}
+}
+
+// What the install made is kept when something else now uses it.
+func TestUninstallKeepsWhatTheInstallMadeWhenItIsUsedSince(t *testing.T) {
+	in := newInstaller(t)
+	home := t.TempDir()
+	if _, err := in.Install(home); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = append([]byte("display:\n  memory_notifications: verbose\n"), cfg...)
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(home, "plugins", "other")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Uninstall(home); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if err != nil || !strings.Contains(string(got), "memory_notifications: verbose") || strings.Contains(string(got), PluginName) {
+		t.Errorf("config.yaml = %q, %v", got, err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another plugin went: %v", err)
 	}
 }
 

@@ -222,7 +222,10 @@ type ForgetInput struct {
 	UserID   string
 	AgentID  string
 	Contains bool // match rows containing Text, not only rows equal to it
-	Reason   string
+	// Source, when set, limits it to rows written with that source (the
+	// Hermes plugin retires only the entries it mirrored).
+	Source string
+	Reason string
 }
 
 // Forget retires every live memory of the owner (its alias group; the
@@ -254,6 +257,9 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) 
 	}
 	var out []Memory
 	for _, m := range rows {
+		if in.Source != "" && m.Source != in.Source {
+			continue
+		}
 		r, err := s.retire(ctx, m.ID, Retirement{How: RetiredForgotten, Reason: reason, At: s.now().UTC()})
 		if ErrorCode(err) == ECONFLICT || ErrorCode(err) == ENOTFOUND {
 			continue // retired or deleted meanwhile

@@ -167,6 +167,18 @@ func TestForget(t *testing.T) {
 	if _, err := r.svc.Restore(ctx, exact.ID); err != nil {
 		t.Errorf("forget is not reversible: %v", err)
 	}
+	// With a source, only the rows written with it: the Hermes plugin
+	// retires the entry it mirrored, not the turn that said the same.
+	mirror := r.put(t, memory.Memory{Layer: memory.LayerProfile, Content: "dark mode in every editor", Owner: memory.Owner{UserID: "u1"},
+		Source: "hermes:memory_tool"})
+	turn := r.add(t, "I want dark mode in every editor, please", "u1")
+	rows, err = r.svc.Forget(ctx, memory.ForgetInput{Text: "dark mode in every editor", UserID: "u1", Contains: true, Source: "hermes:memory_tool"})
+	if err != nil || len(rows) != 1 || rows[0].ID != mirror.ID {
+		t.Fatalf("forget by source = %v, %v", rows, err)
+	}
+	if got, _ := r.store.Get(ctx, turn.ID); !got.Live() {
+		t.Error("forget by source retired a row of another source")
+	}
 	for _, in := range []memory.ForgetInput{{Text: ""}, {Text: "ab"}, {Text: "tabs", Contains: true},
 		{Text: "user prefers tabs over spaces", UserID: "u2", Reason: strings.Repeat("r", 2000)}} {
 		if _, err := r.svc.Forget(ctx, in); err == nil {

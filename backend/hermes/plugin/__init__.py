@@ -27,6 +27,7 @@ from .writer import Health, Writer, spawn
 log = logging.getLogger("hyatlas.hermes")
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAST_KEPT = 64  # sessions whose last recall is kept as a fallback
+MIRROR_SOURCE = "hermes:memory_tool"  # the source of entries mirrored from Hermes's memory tool
 
 
 class HyatlasMemoryProvider(MemoryProvider):
@@ -114,7 +115,7 @@ class HyatlasMemoryProvider(MemoryProvider):
             self._last[session_id] = (block, contents)
             while len(self._last) > LAST_KEPT:
                 self._last.pop(next(iter(self._last)))
-            self._count = len(ids)
+            self._count = len(ids) or None  # Hermes reads 0 as "recalled relevant memory"
         return block
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
@@ -129,7 +130,7 @@ class HyatlasMemoryProvider(MemoryProvider):
             self.health.failed(str(e))
             with self._lock:
                 block, contents = self._last.get(session_id, ("", {}))
-                self._count = len(contents) if block else None
+                self._count = (len(contents) or None) if block else None
             return block
         except Exception as e:  # never break a turn
             log.warning("HyAtlas recall failed: %s", type(e).__name__)
@@ -185,12 +186,14 @@ class HyatlasMemoryProvider(MemoryProvider):
         locator = str(meta.get("old_text") or "").strip()
         content = str(content or "").strip()
         if action in ("replace", "remove") and (old or locator):
+            # Only the entry mirrored below, never a turn or fact that says the same.
             self.writer.put("POST", "/api/v1/forget", dict(self.owner(), text=old or locator, contains=not old,
+                                                           source=MIRROR_SOURCE,
                                                            reason=f"{action}d with Hermes's memory tool"))
         if action in ("add", "replace") and content:
             self.writer.put("POST", "/api/v1/memories", dict(
                 self.owner(), content=content, layer="l1_profile",
-                category="preference" if target == "user" else "fact", source="hermes:memory_tool",
+                category="preference" if target == "user" else "fact", source=MIRROR_SOURCE,
                 metadata={"target": str(target or ""), "write_origin": str(meta.get("write_origin") or "")}))
 
     def _end_episode(self, session_id: str) -> None:

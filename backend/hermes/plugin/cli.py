@@ -30,11 +30,16 @@ def _client() -> Client:
     return Client(str(read_json(os.path.join(HERE, "connection.json")).get("discovery") or ""))
 
 
+def _home() -> str:
+    """Hermes's home: HERMES_HOME when Hermes set it, else the home this
+    plugin is installed in (<home>/plugins/hyatlas)."""
+    return os.environ.get("HERMES_HOME") or os.path.dirname(os.path.dirname(HERE))
+
+
 def _user(args) -> str:
     if getattr(args, "user", ""):
         return args.user
-    home = os.environ.get("HERMES_HOME", "")
-    return str(read_json(os.path.join(home, "hyatlas.json")).get("user_id") or "default") if home else "default"
+    return str(read_json(os.path.join(_home(), "hyatlas.json")).get("user_id") or "default")
 
 
 def run(args, out=None) -> int:
@@ -53,8 +58,10 @@ def run(args, out=None) -> int:
             if not 1 <= args.limit <= 50:
                 print("hermes hyatlas: --limit must be from 1 to 50", file=sys.stderr)
                 return 2
+            # Every agent of the user, as `recent` lists them: the provider
+            # writes under Hermes's agent identity, which the CLI is not told.
             reply = c.request("POST", "/api/v1/search", {"query": " ".join(args.query), "limit": args.limit,
-                                                         "user_id": _user(args), "agent_id": "default"})
+                                                         "user_id": _user(args)})
             from .text import format_recall
 
             text = format_recall(" ".join(args.query), reply)[0] or "Nothing relevant remembered."

@@ -15,7 +15,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-USER_AGENT = "hyatlas-hermes/1.0.0"
+USER_AGENT = "hyatlas-hermes/1.0.1"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 MAX_REPLY = 4 << 20
 

@@ -31,8 +31,11 @@ WRITE_TIMEOUT = 330.0
 # Statuses that say "not now" rather than "never": the app stopping (503),
 # a token being replaced (401), overload (408, 429) or a passing fault. A
 # write refused so is tried again, RETRY_STATUS_TRIES times at most except
-# for 503, which is an outage like any other.
+# for OUTAGE statuses: the app stopping, or a token that is wrong until
+# the app is connected again, keep the writes waiting like an app that is
+# down (the queue is bounded by MAX_QUEUED either way).
 TRANSIENT = {401, 408, 429, 500, 502, 503, 504}
+OUTAGE = {401, 503}
 RETRY_STATUS_TRIES = 5
 
 
@@ -219,7 +222,7 @@ class Writer:
                 done = False
             except ApiError as e:
                 tries += 1
-                if e.status == 503 or (e.status in TRANSIENT and tries < RETRY_STATUS_TRIES):
+                if e.status in OUTAGE or (e.status in TRANSIENT and tries < RETRY_STATUS_TRIES):
                     self.health.failed(f"{e.status} {e.code}")
                     done = False
                 else:  # refused (bad input), or still failing: retrying will not help

@@ -209,6 +209,24 @@ class Misbehaving(unittest.TestCase):
         self.assertEqual(p.writer.sent, 1)
 
 
+    def test_writes_refused_for_a_wrong_token_wait_until_it_is_right(self):
+        # A 401 lasts until the app is connected again (a new token): like
+        # an app that is down, the writes wait instead of being dropped
+        # after a few tries.
+        from hyatlas import writer
+        saved = writer.RETRY_FIRST, writer.RETRY_MAX
+        writer.RETRY_FIRST, writer.RETRY_MAX = 0.01, 0.02
+        self.addCleanup(lambda: setattr(writer, "RETRY_FIRST", saved[0]) or setattr(writer, "RETRY_MAX", saved[1]))
+        unauthorized = (401, {"code": "unauthorized", "error": "bad token"})
+        app = ScriptedApp({"/api/v1/add": [unauthorized] * (writer.RETRY_STATUS_TRIES * 3) + [(200, {"success": True})]})
+        self.addCleanup(app.close)
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address), user_id=unique_user())
+        p.writer.put("POST", "/api/v1/add", {"text": "written while the token was wrong"})
+        self.assertTrue(p.writer.flush(15))
+        self.assertEqual(len(app.seen), writer.RETRY_STATUS_TRIES * 3 + 1)
+        self.assertEqual(p.writer.sent, 1, "the write was dropped")
+
+
 class AutoStart(unittest.TestCase):
     def test_starts_the_binary_with_an_allow_listed_environment(self):
         d = tempfile.mkdtemp(prefix="hyatlas-autostart-")

@@ -98,6 +98,13 @@ class Turns(unittest.TestCase):
         self.assertEqual(status.provider_label, "HyAtlas")
         self.assertGreaterEqual(status.count, 1)
 
+    def test_a_recall_that_found_nothing_shows_no_indicator(self):
+        # Hermes prints "recalled relevant memory" for a count of 0; only
+        # no status at all shows nothing.
+        p = new_provider(self, user_id=unique_user())
+        self.assertEqual(p.prefetch("what colour is my bike, and where do I keep it", session_id="s1"), "")
+        self.assertIsNone(p.recall_status())
+
     def test_trivial_prompts_get_no_recall_and_no_search(self):
         p = new_provider(self, user_id=unique_user())
         before = api("GET", "/api/v1/status")["searches"]
@@ -175,6 +182,24 @@ class MemoryToolMirror(unittest.TestCase):
         mid = retired["Deploys go out on Tuesdays"]["memory_id"]
         api("POST", f"/api/v1/memories/{mid}/restore", {})
         self.assertIn("Deploys go out on Tuesdays", {r["content"] for r in live_rows(user)})
+
+
+    def test_a_remove_by_locator_retires_only_the_mirrored_entry(self):
+        # Older Hermes sends only the locator (old_text): the turn and a fact
+        # that contain the same words stay.
+        user = unique_user()
+        p = new_provider(self, user_id=user)
+        p.sync_turn("I always use dark mode in every editor I open", "Got it, dark mode everywhere.", session_id="m1")
+        api("POST", "/api/v1/memories", {"content": "Colleague Ana also likes dark mode in every editor",
+                                         "user_id": user, "agent_id": "hermes"})
+        p.on_memory_write("add", "user", "User wants dark mode in every editor")
+        self.assertTrue(p.writer.flush(15))
+        self.assertEqual(len(live_rows(user)), 3)
+        p.on_memory_write("remove", "user", "", metadata={"old_text": "dark mode in every editor"})
+        self.assertTrue(p.writer.flush(15))
+        left = {r["content"] for r in live_rows(user)}
+        self.assertEqual(len(left), 2, left)
+        self.assertNotIn("User wants dark mode in every editor", left)
 
 
 class Tools(unittest.TestCase):
@@ -285,6 +310,51 @@ class SettingsAndLifetime(unittest.TestCase):
             self.assertIn(want, out.getvalue(), argv)
         args = parser.parse_args(["search", "x", "--limit", "0"])
         self.assertEqual(args.func(args, out=io.StringIO()), 2)
+
+    def _cli(self, *argv):
+        import argparse
+        import io
+        from hyatlas import cli
+        parser = argparse.ArgumentParser(prog="hermes hyatlas")
+        cli.register_cli(parser)
+        args = parser.parse_args(list(argv))
+        out = io.StringIO()
+        return args.func(args, out=out), out.getvalue()
+
+    def test_cli_search_finds_what_the_provider_wrote(self):
+        # The provider writes under Hermes's agent identity, which the CLI
+        # is not told: search covers every agent of the user, as recent does.
+        user = unique_user()
+        p = new_provider(self, user_id=user, agent_identity="coder")
+        p.sync_turn("My bike is green and I ride it to work every day", "Noted: a green bike for commuting.",
+                    session_id="cli-1")
+        self.assertTrue(p.writer.flush(15))
+        for argv in (["recent", "--user", user], ["search", "what", "colour", "is", "my", "bike", "--user", user]):
+            code, out = self._cli(*argv)
+            self.assertEqual(code, 0, argv)
+            self.assertIn("green", out, argv)
+
+    def test_cli_user_comes_from_the_home_the_plugin_is_in(self):
+        # Without HERMES_HOME (a shell, not Hermes), the settings are those
+        # of the Hermes home the plugin is installed in.
+        user = unique_user()
+        api("POST", "/api/v1/memories", {"content": "The staging database is called Heron", "user_id": user})
+        settings = os.path.join(HOME, "hyatlas.json")
+        saved = open(settings, encoding="utf-8").read() if os.path.exists(settings) else None
+        with open(settings, "w", encoding="utf-8") as f:
+            json.dump({"user_id": user}, f)
+        env = os.environ.pop("HERMES_HOME")
+        try:
+            code, out = self._cli("recent")
+        finally:
+            os.environ["HERMES_HOME"] = env
+            if saved is None:
+                os.remove(settings)
+            else:
+                with open(settings, "w", encoding="utf-8") as f:
+                    f.write(saved)
+        self.assertEqual(code, 0)
+        self.assertIn("Heron", out)
 
     def test_install_uninstall_keep_the_users_config(self):
         self.assertTrue(BINARY, "HYATLAS_TEST_BIN must name the hyatlas binary")
