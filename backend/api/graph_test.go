@@ -98,7 +98,9 @@ func TestGraphEndpoints(t *testing.T) {
 		method, path string
 		status       int
 	}{
-		{"GET", "/api/v1/graph-as-of?ts=yesterday", http.StatusUnprocessableEntity},
+		{"GET", "/api/v1/graph-as-of?ts=yesterday", http.StatusBadRequest},
+		{"GET", "/api/v1/graph-as-of?ts=-5", http.StatusUnprocessableEntity},
+		{"GET", "/api/v1/graph/changes?from=abc", http.StatusBadRequest},
 		{"GET", "/api/v1/graph-as-of?ts=-5", http.StatusUnprocessableEntity},
 		{"GET", "/api/v1/graph-as-of?axis=sideways", http.StatusUnprocessableEntity},
 		{"GET", "/api/v1/graph-as-of?n=0x10", http.StatusBadRequest},
@@ -150,8 +152,8 @@ func TestGraphAsOf_AtARecordsReportedTime(t *testing.T) {
 		t.Errorf("changes up to the reported second: %v", ch)
 	}
 	for _, bad := range []string{"1.", "1.-5", "1.5e3", "x.5"} {
-		if r := a.do(req{path: "/api/v1/graph-as-of?ts=" + bad}); r.status != http.StatusUnprocessableEntity {
-			t.Errorf("ts=%s: %d, want 422", bad, r.status)
+		if r := a.do(req{path: "/api/v1/graph-as-of?ts=" + bad}); r.status != http.StatusBadRequest {
+			t.Errorf("ts=%s: %d, want 400", bad, r.status)
 		}
 	}
 }

@@ -85,18 +85,27 @@ func unixParam(q string, name string, def time.Time) (time.Time, error) {
 	if q == "" {
 		return def, nil
 	}
-	bad := memory.Errorf(memory.EINVALID, "%s must be Unix seconds", name)
+	// Not a number is a 400, as for every query value; a number outside
+	// the range a moment can have is a 422.
+	bad := memory.Errorf(memory.EBADREQUEST, "%s must be Unix seconds", name)
+	outside := memory.Errorf(memory.EINVALID, "%s must be Unix seconds from 0 to 2^40", name)
 	if whole, frac, ok := strings.Cut(q, "."); ok {
 		n, err1 := strconv.ParseInt(whole, 10, 64)
 		f, err2 := strconv.ParseFloat("0."+frac, 64)
-		if err1 != nil || err2 != nil || n < 0 || n > 1<<40 || frac == "" || strings.ContainsAny(frac, "+-eE") {
+		switch {
+		case err1 != nil || err2 != nil || frac == "" || strings.ContainsAny(frac, "+-eE"):
 			return time.Time{}, bad
+		case n < 0 || n > 1<<40:
+			return time.Time{}, outside
 		}
 		return time.UnixMilli(n*1000 + int64(f*1000)).UTC(), nil
 	}
 	n, err := strconv.ParseInt(q, 10, 64)
-	if err != nil || n < 0 || n > 1<<40 {
+	switch {
+	case err != nil:
 		return time.Time{}, bad
+	case n < 0 || n > 1<<40:
+		return time.Time{}, outside
 	}
 	return time.UnixMilli(n*1000 + 999).UTC(), nil
 }

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -227,9 +229,31 @@ func (b *FlexBool) UnmarshalJSON(data []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return &json.UnmarshalTypeError{Value: string(data), Type: boolType}
+		return &json.UnmarshalTypeError{Value: jsonKindOf(data), Type: boolType}
 	}
-	return b.parse(s)
+	if err := b.parse(s); err != nil {
+		return &json.UnmarshalTypeError{Value: "string", Type: boolType}
+	}
+	return nil
+}
+
+// jsonKindOf names the kind of a JSON value as errors say it: "number",
+// "string", "array", "object", "null".
+func jsonKindOf(data []byte) string {
+	switch t := bytes.TrimSpace(data); {
+	case len(t) == 0:
+		return ""
+	case t[0] == '"':
+		return "string"
+	case t[0] == '[':
+		return "array"
+	case t[0] == '{':
+		return "object"
+	case t[0] == 'n':
+		return "null"
+	default:
+		return "number"
+	}
 }
 
 func (b *FlexBool) parse(s string) error {
@@ -239,7 +263,7 @@ func (b *FlexBool) parse(s string) error {
 	case "false", "off", "0", "no", "":
 		*b = false
 	default:
-		return &json.UnmarshalTypeError{Value: s, Type: boolType}
+		return fmt.Errorf("%q is not true or false", s)
 	}
 	return nil
 }
