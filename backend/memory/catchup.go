@@ -106,6 +106,9 @@ type unansweredRow struct {
 // answered others, and returns the row's status afterwards (failed after
 // MaxExtractTries). A row no longer pending is left as it is.
 func (s *Service) chargeUnanswered(ctx context.Context, u unansweredRow) ExtractionStatus {
+	if errors.Is(u.err, ErrNotReady) { // no call was made (the key went meanwhile)
+		return StatusPending
+	}
 	raw, err := s.store.Get(ctx, u.id)
 	if err != nil || raw.Extraction != ExtractPending || !raw.Live() {
 		return StatusSkipped
