@@ -13,10 +13,15 @@ import (
 // heartbeat keeps idle event streams (and proxies) from timing out.
 const heartbeat = 15 * time.Second
 
+// maxStreams bounds the open event streams (each holds a connection, a
+// goroutine and a 256-event buffer): the windows and pages of one person
+// need a handful; a client that opens them in a loop gets a clear 503.
+const maxStreams = 100
+
 // eventStream serves live events as server-sent events: one
 // "event: <type>" / "data: <json>" pair per event, a comment line every 15
 // seconds. ?types=memory.,reembed. keeps only events whose type starts
-// with one of the prefixes.
+// with one of the prefixes. At most maxStreams are open at once.
 func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Subscribe == nil {
 		return memory.Errorf(memory.EUNAVAILABLE, "live events are not available")
@@ -25,6 +30,11 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return memory.Errorf(memory.EUNAVAILABLE, "this connection cannot stream")
 	}
+	if s.streams.Add(1) > maxStreams {
+		s.streams.Add(-1)
+		return memory.Errorf(memory.EUNAVAILABLE, "%d live event streams are open already; close one first", maxStreams)
+	}
+	defer s.streams.Add(-1)
 	var prefixes []string
 	for _, p := range strings.Split(r.URL.Query().Get("types"), ",") {
 		if p = strings.TrimSpace(p); p != "" {

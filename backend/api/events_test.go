@@ -71,3 +71,51 @@ func TestEventStream_StopEndsIt(t *testing.T) {
 		t.Fatal("the event stream is still open after Stop")
 	}
 }
+
+// TestEventStream_AtMostMaxStreams: streams past the cap are refused with
+// a clear 503; closing one makes room again.
+func TestEventStream_AtMostMaxStreams(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	open := func() (*http.Response, error) {
+		hr, _ := http.NewRequest("GET", a.srv.URL+"/api/v1/events", nil)
+		hr.Header.Set("Authorization", "Bearer "+testToken)
+		return http.DefaultClient.Do(hr)
+	}
+	var streams []*http.Response
+	defer func() {
+		for _, r := range streams {
+			_ = r.Body.Close()
+		}
+	}()
+	for i := range 100 {
+		res, err := open()
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("stream %d: %v %v", i+1, res, err)
+		}
+		streams = append(streams, res)
+	}
+	res, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "100 live event streams are open") {
+		t.Fatalf("stream 101: %d %s", res.StatusCode, body)
+	}
+	_ = streams[0].Body.Close()
+	streams = streams[1:]
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		res, err := open()
+		if err == nil && res.StatusCode == 200 {
+			streams = append(streams, res)
+			break
+		}
+		if err == nil {
+			res.Body.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no room after closing a stream: %v %v", res, err)
+		}
+	}
+}

@@ -82,8 +82,8 @@ type Server struct {
 
 	stopping chan struct{} // closed by Stop: long-lived streams end
 	stopOnce sync.Once
+	streams  atomic.Int32           // open event streams, at most maxStreams
 	window   atomic.Pointer[func()] // shows the desktop window; nil when headless
-
 }
 
 // SetWindow sets what shows the desktop window (nil: there is none, the
