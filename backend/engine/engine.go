@@ -82,13 +82,14 @@ type Engine struct {
 	window      sync.WaitGroup // requests of the desktop window in progress
 	reembedKick chan struct{}
 
-	switchMu  sync.Mutex // one embedder switch at a time
-	mu        sync.Mutex
-	closer    io.Closer // the embedder in use
-	stopped   bool      // Close has begun: no new background work
-	closing   bool      // Close has begun: no new window request
-	closeOnce sync.Once
-	closeErr  error
+	switchMu   sync.Mutex // one embedder switch at a time
+	settingsMu sync.Mutex // one settings save (read, merge, write) at a time
+	mu         sync.Mutex
+	closer     io.Closer // the embedder in use
+	stopped    bool      // Close has begun: no new background work
+	closing    bool      // Close has begun: no new window request
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // dashboardSignIns are the browser dashboard's sessions: one set for the

@@ -60,6 +60,8 @@ func (s settingsAPI) Get() (api.SettingsState, error) {
 // checking them all together; nothing is saved when one is invalid or
 // pinned by the environment.
 func (s settingsAPI) Put(values map[string]string) (api.SettingsState, error) {
+	s.e.settingsMu.Lock() // two saves at once must not each drop the other's keys
+	defer s.e.settingsMu.Unlock()
 	dir := s.e.Config.Paths.Config
 	saved, err := config.ReadSettings(dir)
 	if err != nil {

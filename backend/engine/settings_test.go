@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -28,6 +30,32 @@ func TestConnectionHint(t *testing.T) {
 		got := connectionHint(c.msg, c.base, c.local, c.keySent)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want it to say %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestSettingsPut_ConcurrentSavesKeepBothKeys: two saves of different keys
+// at once both land (each reads, merges and writes the file).
+func TestSettingsPut_ConcurrentSavesKeepBothKeys(t *testing.T) {
+	eng := openSnapEngine(t)
+	s := settingsAPI{eng}
+	for i := range 30 {
+		keep, every := fmt.Sprint(2+i), fmt.Sprintf("%dm", 10+i)
+		var wg sync.WaitGroup
+		for _, kv := range []map[string]string{{"snapshot_keep": keep}, {"snapshot_every": every}} {
+			wg.Go(func() {
+				if _, err := s.Put(kv); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		st, err := s.Get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Saved["snapshot_keep"] != keep || st.Saved["snapshot_every"] != every {
+			t.Fatalf("round %d: saved %v, want snapshot_keep %s and snapshot_every %s", i, st.Saved, keep, every)
 		}
 	}
 }
