@@ -314,11 +314,21 @@ func (k *Keeper) Delete(id string) error {
 // Prune keeps the newest keep scheduled snapshots and deletes older
 // scheduled ones; manual, before-restore and before-upgrade snapshots
 // stay until deleted. It returns the ids it deleted.
+//
+// Ids are the clock's time when each was made. One dated after now was
+// made before the clock was set back (it ran ahead, or was set back by
+// mistake), so it is older than every snapshot dated now or before, and
+// is pruned first: the snapshot just made is never the one deleted.
 func (k *Keeper) Prune(keep int) ([]string, error) {
 	list, err := k.List()
 	if err != nil {
 		return nil, err
 	}
+	later := "hyatlas-" + k.c.Now().UTC().Add(time.Second).Format("20060102T150405.000Z")
+	sort.SliceStable(list, func(i, j int) bool {
+		fi, fj := list[i].ID > later, list[j].ID > later
+		return !fi && fj // List's order (newest id first) within each group
+	})
 	var gone []string
 	n := 0
 	for _, s := range list {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,5 +65,59 @@ func TestCreateListVerifyPrune(t *testing.T) {
 	entries, _ := os.ReadDir(k.Dir())
 	if len(entries) != 2 {
 		t.Fatalf("after cleaning: %v", entries)
+	}
+}
+
+// TestPrune_AfterTheClockWasSetBack: the clock ran ahead (a VM resumed
+// with a wrong clock, a manual mistake) while scheduled snapshots were
+// made, and is then corrected. The snapshots made since are the newest:
+// pruning deletes the ones dated in the future first, never the one just
+// made.
+func TestPrune_AfterTheClockWasSetBack(t *testing.T) {
+	ctx := context.Background()
+	k := testKeeper(t)
+	real := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	clock := real.AddDate(1, 0, 0) // a year ahead
+	k.c.Now = func() time.Time { return clock }
+	const keep = 3
+	for range keep {
+		if _, err := k.Create(ctx, ReasonSchedule); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := k.Prune(keep); err != nil {
+			t.Fatal(err)
+		}
+		clock = clock.Add(24 * time.Hour)
+	}
+	clock = real // corrected
+	var made []string
+	for day := range 3 {
+		info, err := k.Create(ctx, ReasonSchedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone, err := k.Prune(keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range gone {
+			if id == info.ID {
+				t.Errorf("day %d after the clock was corrected: the scheduled snapshot just made (%s) was deleted at once by the pruning, which kept the older ones made under the wrong clock", day, id)
+			}
+		}
+		clock = clock.Add(24 * time.Hour)
+		made = append(made, info.ID)
+	}
+	list, err := k.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, s := range list {
+		kept = append(kept, s.ID)
+	}
+	slices.Reverse(kept)
+	if !slices.Equal(kept, made) {
+		t.Errorf("kept %v, want the three made since the clock was corrected %v", kept, made)
 	}
 }
