@@ -50,8 +50,7 @@ func (s *Service) CatchUp(ctx context.Context, maxAge time.Duration) (CatchUpRes
 	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK {
 		return res, nil
 	}
-	from, to := s.catchUpWindow(maxAge)
-	ids, err := s.xstore.PendingExtraction(ctx, from, to, MaxExtractTries, CatchUpBatch)
+	ids, err := s.catchUpRows(ctx, maxAge, CatchUpBatch)
 	if err != nil {
 		return res, err
 	}
@@ -88,12 +87,27 @@ func (s *Service) CatchUp(ctx context.Context, maxAge time.Duration) (CatchUpRes
 		}
 	}
 	if len(ids) == CatchUpBatch && len(unanswered) == 0 {
-		res.Backlog, err = s.xstore.PendingExtraction(ctx, from, to, MaxExtractTries, backlogMax)
+		res.Backlog, err = s.catchUpRows(ctx, maxAge, backlogMax)
 		if err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// catchUpRows lists up to limit pending rows for a catch-up run, oldest
+// first: those created between maxAge ago (0: no limit) and CatchUpMinAge
+// ago, then those dated more than a minute after now. A row dated in the
+// future was written before the clock was set back, and would otherwise
+// wait until the clock passed its date.
+func (s *Service) catchUpRows(ctx context.Context, maxAge time.Duration, limit int) ([]string, error) {
+	from, to := s.catchUpWindow(maxAge)
+	ids, err := s.xstore.PendingExtraction(ctx, from, to, MaxExtractTries, limit)
+	if err != nil || len(ids) == limit {
+		return ids, err
+	}
+	later, err := s.xstore.PendingExtraction(ctx, s.now().UTC().Add(time.Minute), time.Time{}, MaxExtractTries, limit-len(ids))
+	return append(ids, later...), err
 }
 
 // unansweredRow is a row a catch-up run found the endpoint unavailable for.

@@ -401,3 +401,39 @@ func TestCatchUp_StopsAtProviderErrorAndHandsOnTheBacklog(t *testing.T) {
 		t.Errorf("unextracted = %d after draining the backlog", st.Unextracted)
 	}
 }
+
+// Writes queued while the endpoint was down, under a clock that ran ahead;
+// the clock is corrected and the endpoint comes back. The rows are hours
+// old in real time, though dated in the future: the next run takes them.
+func TestCatchUp_RowsDatedInTheFutureAfterTheClockWasSetBack(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Extraction.Sync = false
+	r, x := newExtractRig(t, cfg)
+	down := true
+	x.set(func(memory.ExtractRequest) (memory.ExtractPlan, error) {
+		if down {
+			return memory.ExtractPlan{}, memory.ErrProvider
+		}
+		return memory.ExtractPlan{}, nil
+	})
+	real := r.clock.Now()
+	r.clock.mu.Lock()
+	r.clock.now = real.Add(48 * time.Hour) // the clock runs two days ahead
+	r.clock.mu.Unlock()
+	for i := range 5 {
+		r.write(t, fmt.Sprintf("queued while the clock ran ahead %d", i), "u1")
+	}
+	// Hours later the clock is corrected (NTP) and the endpoint is back.
+	r.clock.mu.Lock()
+	r.clock.now = real.Add(6 * time.Hour)
+	r.clock.mu.Unlock()
+	down = false
+	res, err := r.svc.CatchUp(context.Background(), 168*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := r.svc.Stats(context.Background())
+	if res.Tried != 5 || st.Unextracted != 0 {
+		t.Errorf("catch-up after the clock was corrected tried %d of 5 waiting rows (unextracted = %d)", res.Tried, st.Unextracted)
+	}
+}
