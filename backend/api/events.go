@@ -52,6 +52,10 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 	flusher.Flush()
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
+	// The credential the stream was opened with is checked again before
+	// each event and heartbeat: a new token, or the end of the dashboard
+	// session, ends the stream too.
+	still := func() bool { return inProcess(r) || s.authorized(r) }
 	for {
 		select {
 		case <-r.Context().Done():
@@ -59,6 +63,9 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 		case <-s.stopping:
 			return nil
 		case <-tick.C:
+			if !still() {
+				return nil
+			}
 			fmt.Fprint(w, ": keep-alive\n\n")
 		case e, open := <-events:
 			if !open {
@@ -66,6 +73,9 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 			}
 			if !wanted(e.Type, prefixes) {
 				continue
+			}
+			if !still() {
+				return nil
 			}
 			data, err := json.Marshal(e)
 			if err != nil {

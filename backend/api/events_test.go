@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hyatlas/backend/api"
 )
 
 // TestEventStream: a subscriber sees a write as it happens, filtered by
@@ -117,5 +119,70 @@ func TestEventStream_AtMostMaxStreams(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no room after closing a stream: %v %v", res, err)
 		}
+	}
+}
+
+// TestEventStream_EndsWithItsCredential: a stream opened with a token, or
+// with a dashboard session, that a new token ended receives no more
+// events.
+func TestEventStream_EndsWithItsCredential(t *testing.T) {
+	for _, how := range []string{"POST /api/v1/token", "hyatlas token --new", "session ended"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			a := newAPI(t, rigOpts{auth: true, tokenDir: dir})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			hr, _ := http.NewRequestWithContext(ctx, "GET", a.srv.URL+"/api/v1/events?types=memory.", nil)
+			if how == "session ended" {
+				hr.Header.Set(api.SessionHeader, a.signIn())
+			} else {
+				hr.Header.Set("Authorization", "Bearer "+testToken)
+			}
+			res, err := http.DefaultClient.Do(hr)
+			if err != nil || res.StatusCode != 200 {
+				t.Fatalf("stream: %v %v", res, err)
+			}
+			defer res.Body.Close()
+			got := make(chan string, 16)
+			go func() {
+				sc := bufio.NewScanner(res.Body)
+				for sc.Scan() {
+					if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+						got <- d
+					}
+				}
+				close(got)
+			}()
+			// Rotate.
+			var newTok string
+			if how == "hyatlas token --new" {
+				newTok, err = api.NewToken(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r := a.do(req{method: "POST", path: "/api/v1/token"})
+				newTok, _ = r.json(t)["token"].(string)
+			}
+			if code := a.statusWith(testToken, ""); code != 401 {
+				t.Fatalf("old token after rotation: %d", code)
+			}
+			// A write made with the new token after the rotation.
+			hw, _ := http.NewRequest("POST", a.srv.URL+"/api/v1/add", strings.NewReader(`{"text":"written after the rotation","user_id":"secret-user"}`))
+			hw.Header.Set("Authorization", "Bearer "+newTok)
+			hw.Header.Set("Content-Type", "application/json")
+			wr, err := http.DefaultClient.Do(hw)
+			if err != nil || wr.StatusCode != 200 {
+				t.Fatalf("write with the new token: %v %v", wr, err)
+			}
+			wr.Body.Close()
+			select {
+			case d, open := <-got:
+				if open {
+					t.Errorf("a stream opened with the old credential still receives events after the rotation: %s", d)
+				}
+			case <-time.After(2 * time.Second):
+			}
+		})
 	}
 }

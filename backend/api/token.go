@@ -58,6 +58,11 @@ func ReadToken(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return parseToken(b, dir)
+}
+
+// parseToken is the token in the bytes of dir's token file.
+func parseToken(b []byte, dir string) (string, error) {
 	tok := strings.TrimSpace(string(b))
 	if len(tok) < 32 {
 		return "", fmt.Errorf("the token file %s is damaged: delete it and restart HyAtlas", filepath.Join(dir, TokenFile))

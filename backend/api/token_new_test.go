@@ -1,9 +1,12 @@
 package api_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"hyatlas/backend/api"
@@ -121,4 +124,55 @@ func TestNewToken_FromTheFileTakesEffect(t *testing.T) {
 			t.Errorf("token file %s: the last good token gets %d", tc.name, got)
 		}
 	}
+}
+
+// TestToken_TwoRotationsAtOnceLeaveTheFilesTokenInForce: the Settings
+// page's New token (POST /api/v1/token) and `hyatlas token --new` at the
+// same moment: afterwards the token in the file is the one accepted (the
+// Hermes plugin and the CLI read the file), and the POST answered it.
+func TestToken_TwoRotationsAtOnceLeaveTheFilesTokenInForce(t *testing.T) {
+	dir := t.TempDir()
+	a := newAPI(t, rigOpts{auth: true, tokenDir: dir})
+	tok := testToken
+	for i := range 200 {
+		var wg sync.WaitGroup
+		var posted string
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			hr, _ := http.NewRequest("POST", a.srv.URL+"/api/v1/token", nil)
+			hr.Header.Set("Authorization", "Bearer "+tok)
+			res, err := http.DefaultClient.Do(hr)
+			if err == nil {
+				var out map[string]string
+				_ = json.NewDecoder(res.Body).Decode(&out)
+				posted = out["token"]
+				res.Body.Close()
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if _, err := api.NewToken(dir); err != nil {
+				t.Error(err)
+			}
+		}()
+		wg.Wait()
+		file := fileToken(t, dir)
+		if code := a.statusWith(file, ""); code != 200 {
+			t.Fatalf("round %d: the token in the file is refused (HTTP %d); the one POST answered gets HTTP %d", i, code, a.statusWith(posted, ""))
+		}
+		if posted != "" && posted != file && a.statusWith(posted, "") == 200 {
+			t.Fatalf("round %d: a token the file does not hold is accepted", i)
+		}
+		tok = file
+	}
+}
+
+func fileToken(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, api.TokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,7 +36,7 @@ func (t *tokenSource) current() (tok string, changed bool) {
 	if err != nil || t.fi != nil && sameFileState(t.fi, fi) {
 		return t.tok, false
 	}
-	read, err := ReadToken(t.dir)
+	read, fi, err := readTokenFile(t.dir)
 	if err != nil {
 		return t.tok, false
 	}
@@ -44,23 +45,45 @@ func (t *tokenSource) current() (tok string, changed bool) {
 	return t.tok, changed
 }
 
-// replace writes a new token to the file and puts it in force at once.
+// replace writes a new token to the file and puts in force the token the
+// file holds afterwards: its own, or, when `hyatlas token --new` replaced
+// the file at the same moment, that one, so the server never holds a
+// token the file does not (the CLI and the Hermes plugin read the file).
 func (t *tokenSource) replace() (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.dir == "" {
 		return "", errors.New("this server has no token file")
 	}
-	tok, err := NewToken(t.dir)
-	if err != nil {
+	if _, err := NewToken(t.dir); err != nil {
 		return "", err
 	}
-	fi, err := os.Stat(filepath.Join(t.dir, TokenFile))
+	tok, fi, err := readTokenFile(t.dir)
 	if err != nil {
 		return "", fmt.Errorf("read the new token file: %w", err)
 	}
 	t.tok, t.fi = tok, fi
 	return tok, nil
+}
+
+// readTokenFile reads the token and the state of the file it came from,
+// through one open file, so the two always belong together.
+func readTokenFile(dir string) (string, os.FileInfo, error) {
+	f, err := os.Open(filepath.Join(dir, TokenFile))
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", nil, err
+	}
+	tok, err := parseToken(b, dir)
+	return tok, fi, err
 }
 
 // sameFileState reports whether b is the file a was, unchanged: the same
