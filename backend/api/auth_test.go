@@ -158,9 +158,10 @@ func TestDashboardFiles(t *testing.T) {
 }
 
 // TestAuth_SessionsOutliveARestart: the server a restart builds in the
-// same process, handed the same SignIns, keeps an open dashboard signed in
-// (it showed "signed out" after every Restart from Settings); one built
-// with another token ends the sessions, as a new token does.
+// same process, handed the same SignIns, or in a new process, handed them
+// over (hashes only), keeps an open dashboard signed in (it showed "signed
+// out" after every Restart from Settings); one built with another token
+// ends the sessions, as a new token does.
 func TestAuth_SessionsOutliveARestart(t *testing.T) {
 	shared := &api.SignIns{}
 	first := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: testToken, SignIns: shared}, nil, nil)
@@ -179,25 +180,44 @@ func TestAuth_SessionsOutliveARestart(t *testing.T) {
 	if err != nil || session == "" {
 		t.Fatalf("no session from the sign-in link: %v", err)
 	}
+	handover := shared.Handover() // what a restart that replaces the process passes on
+	if strings.Contains(handover, session) || strings.Contains(handover, testToken) {
+		t.Fatalf("the handover carries the session or the token itself: %q", handover)
+	}
 	for _, tc := range []struct {
 		token string
 		want  int
 	}{{testToken, 200}, {strings.Repeat("f", 64), 401}} {
-		next := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: tc.token, SignIns: shared}, nil, nil)
-		srv := httptest.NewServer(next.Handler())
-		r, err := http.NewRequest("GET", srv.URL+"/api/v1/token", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Header.Set(api.SessionHeader, session)
-		res, err := http.DefaultClient.Do(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		srv.Close()
-		if res.StatusCode != tc.want {
-			t.Errorf("after a restart with the token %.4s…: %d, want %d", tc.token, res.StatusCode, tc.want)
+		for _, how := range []string{"same process", "new process", "new process, handover damaged"} {
+			signIns := shared
+			if how != "same process" {
+				signIns = &api.SignIns{}
+				text := handover
+				if how == "new process, handover damaged" {
+					text = strings.Replace(handover, " ", " zz", 1)
+				}
+				signIns.Receive(text)
+			}
+			want := tc.want
+			if how == "new process, handover damaged" {
+				want = 401
+			}
+			next := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: tc.token, SignIns: signIns}, nil, nil)
+			srv := httptest.NewServer(next.Handler())
+			r, err := http.NewRequest("GET", srv.URL+"/api/v1/token", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Header.Set(api.SessionHeader, session)
+			res, err := http.DefaultClient.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			srv.Close()
+			if res.StatusCode != want {
+				t.Errorf("%s, after a restart with the token %.4s…: %d, want %d", how, tc.token, res.StatusCode, want)
+			}
 		}
 	}
 }

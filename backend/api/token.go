@@ -2,6 +2,7 @@ package api
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
@@ -82,15 +83,22 @@ func tokenEqual(a, b string) bool {
 
 // SignIns holds the dashboard's one-time sign-in codes and the sessions
 // they became. A code works once; a session is a random id (never the API
-// token), valid until the process stops (the composition root hands the
-// same SignIns to the server a restart builds, so an open dashboard stays
-// signed in), or the token changes. At most maxSignIns of each are kept,
-// the oldest dropped first.
+// token), valid until the token changes or the process stops; the
+// composition root hands the same SignIns to the server a restart builds,
+// and a restart that replaces the process hands them over (Handover), so
+// an open dashboard stays signed in. At most maxSignIns of each are kept,
+// the oldest dropped first. Sessions and the token are kept as SHA-256
+// hashes: what is handed over opens nothing by itself.
 type SignIns struct {
-	mu       sync.Mutex
-	codes    []string
-	sessions []string
-	token    string // the API token the sessions were opened under
+	mu        sync.Mutex
+	codes     []string
+	sessions  []string // hashes of the session ids
+	tokenHash string   // of the API token the sessions were opened under
+}
+
+func hashOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // under ties the sessions to the token in force: a server built with
@@ -98,10 +106,46 @@ type SignIns struct {
 func (c *SignIns) under(token string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.token != "" && !tokenEqual(c.token, token) {
+	h := hashOf(token)
+	if c.tokenHash != "" && !tokenEqual(c.tokenHash, h) {
 		c.codes, c.sessions = nil, nil
 	}
-	c.token = token
+	c.tokenHash = h
+}
+
+// Handover is the sessions as text, for the process a restart starts
+// (which passes it to Receive): the token's hash, then the sessions'.
+func (c *SignIns) Handover() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tokenHash == "" || len(c.sessions) == 0 {
+		return ""
+	}
+	return c.tokenHash + " " + strings.Join(c.sessions, ",")
+}
+
+// Receive takes the sessions a Handover gave; they stay valid if the new
+// server runs under the same token. Text of another shape is ignored.
+func (c *SignIns) Receive(text string) {
+	token, list, ok := strings.Cut(text, " ")
+	if !ok || !isHash(token) {
+		return
+	}
+	var sessions []string
+	for _, h := range strings.Split(list, ",") {
+		if !isHash(h) {
+			return
+		}
+		sessions = pushBounded(sessions, h)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tokenHash, c.sessions = token, sessions
+}
+
+func isHash(s string) bool {
+	_, err := hex.DecodeString(s)
+	return len(s) == 64 && err == nil
 }
 
 const maxSignIns = 64
@@ -123,7 +167,7 @@ func (c *SignIns) redeem(code string) string {
 		if tokenEqual(k, code) {
 			c.codes = append(c.codes[:i], c.codes[i+1:]...)
 			session := randomHex(32)
-			c.sessions = pushBounded(c.sessions, session)
+			c.sessions = pushBounded(c.sessions, hashOf(session))
 			return session
 		}
 	}
@@ -131,10 +175,11 @@ func (c *SignIns) redeem(code string) string {
 }
 
 func (c *SignIns) validSession(id string) bool {
+	h := hashOf(id)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range c.sessions {
-		if tokenEqual(s, id) {
+		if tokenEqual(s, h) {
 			return true
 		}
 	}
@@ -146,10 +191,10 @@ func (c *SignIns) validSession(id string) bool {
 func (c *SignIns) endSessions(keep, token string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.codes, c.token = nil, token
+	c.codes, c.tokenHash = nil, hashOf(token)
 	var kept []string
 	for _, s := range c.sessions {
-		if keep != "" && tokenEqual(s, keep) {
+		if keep != "" && tokenEqual(s, hashOf(keep)) {
 			kept = append(kept, s)
 		}
 	}

@@ -1,17 +1,21 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"hyatlas/backend/api"
 	"hyatlas/backend/api/client"
 )
 
@@ -84,6 +88,7 @@ func TestSettings_SaveTestAndRestart(t *testing.T) {
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("settings.json: %v %v", fi, err)
 	}
+	session := dashboardSession(t, c)
 	pid := in.Cmd.Process.Pid
 	if err := do("POST", "/api/v1/restart", nil, nil); err != nil {
 		t.Fatal(err)
@@ -108,6 +113,53 @@ func TestSettings_SaveTestAndRestart(t *testing.T) {
 	if !in.Out.WaitForCount("is serving at", 2, 10*time.Second) || strings.Count(in.Out.String(), "is serving at") != 2 {
 		t.Errorf("output:\n%s", in.Out.String())
 	}
+	if code := sessionStatus(t, c.Base, session); code != 200 {
+		t.Errorf("an open dashboard is signed out by the restart: HTTP %d", code)
+	}
+	if code := sessionStatus(t, c.Base, strings.Repeat("0", 64)); code != 401 {
+		t.Errorf("a made-up session after the restart: HTTP %d", code)
+	}
+}
+
+// dashboardSession signs in as the dashboard page does: it trades a
+// one-time link's code for a session id.
+func dashboardSession(t *testing.T, c *client.Client) string {
+	t.Helper()
+	link, err := c.DashboardLink(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]string{"code": u.Query().Get("code")})
+	res, err := http.Post(c.Base+"/dashboard/session", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		Session string `json:"session"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || out.Session == "" {
+		t.Fatalf("sign in: HTTP %d %v", res.StatusCode, err)
+	}
+	return out.Session
+}
+
+// sessionStatus is GET /api/v1/status with a dashboard session.
+func sessionStatus(t *testing.T, base, session string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/api/v1/status", nil)
+	req.Header.Set(api.SessionHeader, session)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
 }
 
 // TestSettings_EnvironmentPins: a value the environment sets is shown as

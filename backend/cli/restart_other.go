@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+
+	"hyatlas/backend/engine"
 )
 
 // restartAfter starts this program again (same arguments and environment)
-// when serve stopped to restart; this process then exits.
+// when serve stopped to restart; this process then exits. Open dashboards
+// stay signed in: their sessions go along (engine.SessionsEnv).
 func restartAfter(restart bool, err error) error {
 	if err != nil || !restart {
 		return err
@@ -19,7 +22,8 @@ func restartAfter(restart bool, err error) error {
 		return fmt.Errorf("restart: %w", err)
 	}
 	cmd := exec.Command(exe, os.Args[1:]...)
-	cmd.Stdout, cmd.Stderr, cmd.Env = os.Stdout, os.Stderr, os.Environ()
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), engine.SessionsEnv+"="+engine.SessionsForRestart())
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("restart %s: %w (start HyAtlas again by hand)", exe, err)
 	}

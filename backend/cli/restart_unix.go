@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"hyatlas/backend/engine"
 )
 
 // restartAfter starts this program again in place (same arguments and
-// environment, so the same instance) when serve stopped to restart.
+// environment, so the same instance) when serve stopped to restart. Open
+// dashboards stay signed in: their sessions go along (engine.SessionsEnv).
 func restartAfter(restart bool, err error) error {
 	if err != nil || !restart {
 		return err
@@ -18,7 +21,8 @@ func restartAfter(restart bool, err error) error {
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
-	if err := syscall.Exec(exe, os.Args, os.Environ()); err != nil {
+	env := append(os.Environ(), engine.SessionsEnv+"="+engine.SessionsForRestart())
+	if err := syscall.Exec(exe, os.Args, env); err != nil {
 		return fmt.Errorf("restart %s: %w (start HyAtlas again by hand)", exe, err)
 	}
 	return nil // not reached

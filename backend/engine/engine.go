@@ -94,13 +94,32 @@ type Engine struct {
 
 // dashboardSignIns are the browser dashboard's sessions: one set for the
 // process, so a restart from Settings (a new engine in the same process)
-// leaves an open dashboard signed in.
+// leaves an open dashboard signed in. A restart that replaces the process
+// hands them over through SessionsEnv.
 var dashboardSignIns = &api.SignIns{}
+
+// SessionsEnv carries the dashboard sessions (their hashes, see
+// api.SignIns.Handover) to the process a restart starts; Open takes them
+// and removes the variable, so nothing it starts inherits it.
+const SessionsEnv = "HYATLAS_DASHBOARD_SESSIONS"
+
+// SessionsForRestart is the value of SessionsEnv for the process a
+// restart starts in place of this one.
+func SessionsForRestart() string { return dashboardSignIns.Handover() }
+
+// receiveSessions takes the sessions a restart handed over, once.
+func receiveSessions() {
+	if v, ok := os.LookupEnv(SessionsEnv); ok {
+		dashboardSignIns.Receive(v)
+		_ = os.Unsetenv(SessionsEnv)
+	}
+}
 
 // Open opens the data directory and rebuilds the vector index from the
 // saved vectors (no re-embedding). It does not listen; call Listen.
 func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error) {
 	started := time.Now()
+	receiveSessions()
 	if cfg.LLM.Workers < 1 {
 		cfg.LLM.Workers = 1
 	}
