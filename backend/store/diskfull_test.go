@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,5 +98,41 @@ func TestWriteFault_ReportedUntilAWriteCommits(t *testing.T) {
 				t.Fatalf("probe once the disk takes writes: err %v, fault %v", err, s.WriteFault())
 			}
 		})
+	}
+}
+
+// TestFolderMoved_WritesAreRefusedUntilItIsBack: a data folder deleted or
+// moved while HyAtlas runs takes the database file with it; SQLite would
+// go on writing to the unlinked file and lose every write at the next
+// start. Writes are refused with a storage fault instead, and go on once
+// the folder is back.
+func TestFolderMoved_WritesAreRefusedUntilItIsBack(t *testing.T) {
+	ctx := context.Background()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "data")
+	s, _ := openStoreDir(t, dir)
+	insert(t, s, row("m1", "before the move"))
+	moved := filepath.Join(parent, "moved")
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Insert(ctx, row("m2", "while it is gone"))
+	if !errors.Is(err, memory.ErrStorage) || !strings.Contains(err.Error(), "moved or deleted") {
+		t.Fatalf("a write while the folder is gone: %v", err)
+	}
+	if f := s.WriteFault(); f == nil {
+		t.Error("no storage fault while the folder is gone")
+	}
+	if err := os.Rename(moved, dir); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, s, row("m3", "after it is back"))
+	if f := s.WriteFault(); f != nil {
+		t.Errorf("the fault stays after a write committed: %v", f)
+	}
+	for id, want := range map[string]bool{"m1": true, "m2": false, "m3": true} {
+		if _, err := s.Get(ctx, id); (err == nil) != want {
+			t.Errorf("%s: %v, want stored %v", id, err, want)
+		}
 	}
 }

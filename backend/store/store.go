@@ -40,6 +40,7 @@ var ErrClosed = memory.Errorf(memory.EUNAVAILABLE, "the store is closed")
 // Store implements memory.Store on SQLite.
 type Store struct {
 	path   string
+	file   os.FileInfo // the database file opened, to tell when it is moved or deleted
 	lock   *fslock.Lock
 	reader *sql.DB
 	writer *sql.DB
@@ -108,6 +109,11 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: path, lock: lock, writer: writer}
+	if s.file, err = os.Stat(path); err != nil {
+		_ = writer.Close()
+		_ = lock.Release()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	if opts.BeforeMigrate != nil {
 		if err := beforeMigrate(ctx, writer, opts.BeforeMigrate); err != nil {
 			_ = writer.Close()
@@ -343,11 +349,28 @@ func (s *Store) commit(batch []writeOp) []error {
 			}
 		}
 	}
+	if err := s.fileGone(); err != nil {
+		_ = tx.Rollback()
+		failAll(errs, err)
+		return errs
+	}
 	if err := tx.Commit(); err != nil {
 		_ = tx.Rollback()
 		failAll(errs, fmt.Errorf("commit: %w", err))
 	}
 	return errs
+}
+
+// fileGone says so when the database file is no longer at its path (the
+// data folder was deleted or moved while HyAtlas ran): SQLite would go on
+// writing to the unlinked file, and every write acknowledged would be lost
+// at the next start. One stat per committed batch.
+func (s *Store) fileGone() error {
+	fi, err := os.Stat(s.path)
+	if err == nil && os.SameFile(fi, s.file) {
+		return nil
+	}
+	return memory.StorageFault("the database file %s was moved or deleted while HyAtlas ran: nothing was stored; put the data folder back, or quit and start HyAtlas again", s.path)
 }
 
 // failAll sets err on every op of a batch that did not fail by itself;
