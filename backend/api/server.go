@@ -148,6 +148,9 @@ func (s *Server) InProcessHandler() http.Handler {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, inProcess bool) {
 	defer func() {
 		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler { // a deliberate abort: net/http breaks the connection
+				panic(p)
+			}
 			s.log.Error("handler panic", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 			writeError(w, r, nil, memory.Errorf(memory.EINTERNAL, "internal error"))
 		}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -83,11 +84,37 @@ func (c *Client) Export(ctx context.Context, o ExportOptions, w io.Writer) error
 		return err
 	}
 	defer resp.Body.Close()
-	if _, err := io.Copy(w, resp.Body); err != nil {
-		return fmt.Errorf("read the export: %w", err)
+	tail := &lastLine{}
+	if _, err := io.Copy(io.MultiWriter(w, tail), resp.Body); err != nil {
+		return fmt.Errorf("the export was cut short (%w): HyAtlas failed part way; its log says why", err)
+	}
+	if !o.Markdown && !strings.HasPrefix(tail.String(), `{"type":"end"`) {
+		return errors.New("the export was cut short (it has no end record): HyAtlas failed part way; its log says why")
 	}
 	return nil
 }
+
+// lastLine keeps the last line written through it (its first 256 bytes).
+type lastLine struct {
+	line  []byte
+	ended bool // the line kept has ended: the next byte starts another
+}
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	for _, b := range p {
+		switch {
+		case b == '\n':
+			l.ended = true
+		case l.ended:
+			l.line, l.ended = append(l.line[:0], b), false
+		case len(l.line) < 256:
+			l.line = append(l.line, b)
+		}
+	}
+	return len(p), nil
+}
+
+func (l *lastLine) String() string { return string(l.line) }
 
 // Import sends an export and returns what the import did.
 func (c *Client) Import(ctx context.Context, r io.Reader) (memory.ImportReport, error) {
