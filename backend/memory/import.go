@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
-	"unicode/utf8"
 )
 
 // Import bounds.
@@ -88,8 +86,9 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 	var files []WorkspaceDoc
 	var graph GraphExport
 	var problems []string
-	seen := map[string]int{}
-	ended := false
+	seen, seenFiles := map[string]int{}, map[string]int{}
+	ended, records := false, 0
+	emb := s.current().embedder.Info()
 	fail := func(n int, format string, args ...any) {
 		problems = append(problems, fmt.Sprintf("line %d: ", n)+fmt.Sprintf(format, args...))
 	}
@@ -100,24 +99,26 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 		if len(b) == 0 {
 			continue
 		}
+		records++
+		first := records == 1 // the header, on line n (blank lines before it are allowed)
 		var l exportLine
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
-			if n == 1 { // a Markdown export, or some other file
-				return importBatch{}, Errorf(EINVALID, "not a HyAtlas export: line 1 is not a JSON record (a Markdown export is for reading; import a JSON Lines export)")
+			if first { // a Markdown export, or some other file
+				return importBatch{}, Errorf(EINVALID, "not a HyAtlas export: line %d is not a JSON record (a Markdown export is for reading; import a JSON Lines export)", n)
 			}
 			fail(n, "not a record: %s", strings.TrimPrefix(err.Error(), "json: "))
 			continue
 		}
 		switch {
-		case n == 1 && (l.Type != "header" || l.Format != ExportFormat):
-			return importBatch{}, Errorf(EINVALID, "line 1: not a HyAtlas export (no %q header)", ExportFormat)
+		case first && (l.Type != "header" || l.Format != ExportFormat):
+			return importBatch{}, Errorf(EINVALID, "line %d: not a HyAtlas export (no %q header)", n, ExportFormat)
 		case l.Type == "header":
-			if n != 1 {
+			if !first {
 				fail(n, "a second header")
 			} else if l.Version < 1 || l.Version > ExportVersion {
-				return importBatch{}, Errorf(EINVALID, "line 1: export version %d; this HyAtlas reads versions 1 to %d", l.Version, ExportVersion)
+				return importBatch{}, Errorf(EINVALID, "line %d: export version %d; this HyAtlas reads versions 1 to %d", n, l.Version, ExportVersion)
 			}
 		case l.Type == "end":
 			if l.Memories == nil || l.Files == nil || *l.Memories != len(rows) || *l.Files != len(files) ||
@@ -134,8 +135,12 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 				fail(n, "%v", err)
 				continue
 			}
-			if first, dup := seen[row.Memory.ID]; dup {
-				fail(n, "memory %s is also on line %d", row.Memory.ID, first)
+			if other, dup := seen[row.Memory.ID]; dup {
+				fail(n, "memory %s is also on line %d", row.Memory.ID, other)
+				continue
+			}
+			if v := row.Vector; v != nil && v.Embedder == emb.ID && len(v.Values) != emb.Dims {
+				fail(n, "memory %s: its vector has %d numbers, but %s makes %d", row.Memory.ID, len(v.Values), emb.ID, emb.Dims)
 				continue
 			}
 			seen[row.Memory.ID] = n
@@ -146,6 +151,12 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 				fail(n, "%v", err)
 				continue
 			}
+			key := doc.Agent + "/" + string(doc.File)
+			if other, dup := seenFiles[key]; dup {
+				fail(n, "workspace file %s is also on line %d", key, other)
+				continue
+			}
+			seenFiles[key] = n
 			files = append(files, doc)
 		case l.Type == "graph_node":
 			node, err := checkImportedNode(l)
@@ -204,75 +215,6 @@ func countMatches(said *int, got int) bool {
 		return got == 0
 	}
 	return *said == got
-}
-
-// checkImported validates one memory record.
-func checkImported(l exportLine) (ExportRow, error) {
-	m := l.Memory
-	if m == nil {
-		return ExportRow{}, fmt.Errorf("a memory record without its memory")
-	}
-	switch {
-	case strings.TrimSpace(m.ID) == "" || checkLabel("id", m.ID) != nil || m.ID == "." || m.ID == ".." || strings.ContainsAny(m.ID, "/\\"):
-		return ExportRow{}, fmt.Errorf("a memory needs an id (at most 256 bytes, no control characters, no / or \\, not . or ..)")
-	case checkLabel("category", m.Category) != nil || len(m.Category) > maxCategoryLen:
-		return ExportRow{}, fmt.Errorf("memory %s: category must be at most %d bytes of plain text", m.ID, maxCategoryLen)
-	case checkLabel("source", m.Source) != nil:
-		return ExportRow{}, fmt.Errorf("memory %s: source must be at most %d bytes of plain text", m.ID, maxIDLen)
-	case !m.Layer.Valid():
-		return ExportRow{}, fmt.Errorf("memory %s: unknown layer %q", m.ID, m.Layer)
-	case strings.TrimSpace(m.Content) == "" || !utf8.ValidString(m.Content):
-		return ExportRow{}, fmt.Errorf("memory %s: content must be non-empty UTF-8 text", m.ID)
-	case m.Owner.UserID == "" || checkLabel("user_id", m.Owner.UserID) != nil || checkLabel("agent_id", m.Owner.AgentID) != nil:
-		return ExportRow{}, fmt.Errorf("memory %s: a user_id is required (and ids are at most 256 bytes)", m.ID)
-	case math.IsNaN(m.Strength) || m.Strength < 0 || m.Strength > 1:
-		return ExportRow{}, fmt.Errorf("memory %s: strength must be between 0 and 1", m.ID)
-	case m.CreatedAt.IsZero():
-		return ExportRow{}, fmt.Errorf("memory %s: created_at is required", m.ID)
-	case !m.RetiredAt.IsZero() && !retireHows[m.RetiredHow]:
-		return ExportRow{}, fmt.Errorf("memory %s: retired with an unknown kind %q", m.ID, m.RetiredHow)
-	}
-	if err := checkMetadata(m.Metadata); err != nil {
-		return ExportRow{}, fmt.Errorf("memory %s: %s", m.ID, ErrorMessage(err))
-	}
-	switch m.Extraction {
-	case "":
-		m.Extraction = ExtractSkipped
-	case ExtractSkipped, ExtractPending, ExtractDone, ExtractFailed:
-	default:
-		return ExportRow{}, fmt.Errorf("memory %s: unknown extraction state %q", m.ID, m.Extraction)
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
-	row := ExportRow{Memory: *m, History: l.History, DecayedAt: l.DecayedAt}
-	if l.Vector != nil {
-		v, err := l.Vector.unpack()
-		if err != nil {
-			return ExportRow{}, fmt.Errorf("memory %s: %v", m.ID, err)
-		}
-		row.Vector = &v
-	}
-	return row, nil
-}
-
-// checkImportedFile validates one workspace record.
-func checkImportedFile(l exportLine) (WorkspaceDoc, error) {
-	agent, err := ParseAgent(l.Agent)
-	if err != nil {
-		return WorkspaceDoc{}, errors.New(ErrorMessage(err))
-	}
-	f, err := ParseWorkspaceFile(string(l.File))
-	if err != nil {
-		return WorkspaceDoc{}, errors.New(ErrorMessage(err))
-	}
-	if l.Content == nil {
-		return WorkspaceDoc{}, fmt.Errorf("workspace file %s/%s without content", agent, f)
-	}
-	if err := checkWorkspaceText(*l.Content); err != nil {
-		return WorkspaceDoc{}, errors.New(ErrorMessage(err))
-	}
-	return WorkspaceDoc{Agent: agent, File: f, Content: *l.Content}, nil
 }
 
 // indexImported puts the written live rows that came with a vector of the

@@ -1,0 +1,152 @@
+package api_test
+
+// Bad input to POST /api/v1/import gets a clear error naming the line and
+// changes nothing.
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// importHeader is a version 2 export header.
+const importHeader = `{"type":"header","format":"hyatlas-export","version":2}`
+
+// importedMemory is a memory record with the given extra memory fields and
+// extra record fields (both JSON object members without braces, or "").
+func importedMemory(id, memExtra, recExtra string) string {
+	m := `{"id":"` + id + `","layer":"l3_fact","content":"imported ` + id + ` text","owner":{"user_id":"u1","agent_id":""},` +
+		`"strength":0.5,"created_at":"2026-01-01T00:00:00Z"`
+	if memExtra != "" {
+		m += "," + memExtra
+	}
+	m += "}"
+	rec := `{"type":"memory","memory":` + m
+	if recExtra != "" {
+		rec += "," + recExtra
+	}
+	return rec + "}"
+}
+
+func importEnd(memories, files int) string {
+	b, _ := json.Marshal(map[string]int{"memories": memories, "files": files, "nodes": 0, "relations": 0, "links": 0})
+	return `{"type":"end",` + string(b[1:])
+}
+
+// importVector packs dims float32s as an export vector naming embedder.
+func importVector(embedder string, dims int) string {
+	b := make([]byte, 4*dims)
+	for i := range dims {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(i+1)/10))
+	}
+	v, _ := json.Marshal(map[string]any{"embedder": embedder, "dims": dims, "data": base64.StdEncoding.EncodeToString(b)})
+	return `"vector":` + string(v)
+}
+
+func (a *apiRig) importBody(body string) resp {
+	a.t.Helper()
+	return a.do(req{method: "POST", path: "/api/v1/import", body: body,
+		headers: map[string]string{"Content-Type": "application/x-ndjson"}})
+}
+
+// TestImport_AVectorOfTheWrongSize: a vector that names the running
+// embedder but has another number of dimensions is refused; it used to be
+// stored, and the index update failed until a restart.
+func TestImport_AVectorOfTheWrongSize(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	a.post("/api/v1/memories", map[string]any{"content": "a fact that was here before"}, 201)
+	if r := a.do(req{path: "/readyz"}); r.status != 200 {
+		t.Fatalf("not ready before the import: %d %s", r.status, r.body)
+	}
+	before := a.counts()
+	id := a.mem.EmbedderInfo().ID
+	dims := a.mem.EmbedderInfo().Dims
+	body := strings.Join([]string{importHeader, importedMemory("mwrongdims", "", importVector(id, dims/2)), importEnd(1, 0)}, "\n") + "\n"
+	r := a.importBody(body)
+	if r.status != 422 || !strings.Contains(string(r.body), "line 2") {
+		t.Errorf("import of a %d-dim vector for the %d-dim embedder %s: %d %s; want 422 naming line 2", dims/2, dims, id, r.status, r.body)
+	}
+	if after := a.counts(); after != before {
+		t.Errorf("a refused import changed the store:\nbefore %s\nafter  %s", before, after)
+	}
+	st := a.do(req{path: "/api/v1/status"}).json(t)
+	if st["vdb"] != "ok" {
+		t.Errorf("after the import status vdb = %v", st["vdb"])
+	}
+}
+
+// TestImport_NoHeaderAfterABlankLine: a blank first line does not skip the
+// header check.
+func TestImport_NoHeaderAfterABlankLine(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	before := a.counts()
+	body := "\n" + strings.Join([]string{importedMemory("mnoheader", "", ""), importEnd(1, 0)}, "\n") + "\n"
+	r := a.importBody(body)
+	if r.status != 422 || !strings.Contains(string(r.body), "not a HyAtlas export") {
+		t.Errorf("import with no header: %d %s; want 422 not a HyAtlas export", r.status, r.body)
+	}
+	if after := a.counts(); after != before {
+		t.Errorf("an import without a header wrote rows:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// TestImport_AnExportAfterBlankLines: blank lines before the header are
+// skipped, as everywhere else.
+func TestImport_AnExportAfterBlankLines(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	body := "\n\n" + strings.Join([]string{importHeader, importedMemory("mblank", "", ""), importEnd(1, 0)}, "\n") + "\n"
+	if r := a.importBody(body); r.status != 200 || !strings.Contains(string(r.body), `"imported":1`) {
+		t.Errorf("a valid export after blank lines: %d %s", r.status, r.body)
+	}
+}
+
+// TestImport_AWorkspaceFileTwice: two records of one agent's file are
+// refused like a memory id twice.
+func TestImport_AWorkspaceFileTwice(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	ws := func(content string) string {
+		b, _ := json.Marshal(map[string]string{"type": "workspace", "agent": "hermes", "file": "SOUL.md", "content": content})
+		return string(b)
+	}
+	body := strings.Join([]string{importHeader, ws("You are Hermes.\n"), ws("You are someone else.\n"), importEnd(0, 2)}, "\n") + "\n"
+	r := a.importBody(body)
+	if r.status != 422 || !strings.Contains(string(r.body), "line 3") {
+		t.Errorf("two records for hermes/SOUL.md: %d %s; want 422 naming line 3", r.status, r.body)
+	}
+	if g := a.do(req{path: "/api/v1/workspace/hermes/SOUL.md"}); strings.Contains(string(g.body), `"exists":true`) {
+		t.Errorf("the refused import wrote hermes/SOUL.md: %s", g.body)
+	}
+}
+
+// TestImport_FieldsEveryWriteChecks: fields the other write paths check
+// are checked in an import too.
+func TestImport_FieldsEveryWriteChecks(t *testing.T) {
+	cases := []struct{ name, memExtra, recExtra string }{
+		{"session_id with a control character", `"session_id":"s\u0001"`, ""},
+		{"session_id over 256 bytes", `"session_id":"` + strings.Repeat("s", 300) + `"`, ""},
+		{"user_id with surrounding spaces (unreachable by any owner filter)", `"owner":{"user_id":" alice ","agent_id":""}`, ""},
+		{"negative use_count", `"use_count":-5`, ""},
+		{"retire_reason over 1000 bytes", `"retired_at":"2026-01-02T00:00:00Z","retired_how":"dropped","retire_reason":"` + strings.Repeat("r", 5000) + `"`, ""},
+		{"history entry with an unknown action", "", `"history":[{"memory_id":"x","at":"2026-01-01T00:00:00Z","action":"exploded"}]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAPI(t, rigOpts{})
+			before := a.counts()
+			mem := importedMemory("munchecked", c.memExtra, c.recExtra)
+			if strings.Contains(c.memExtra, `"owner"`) { // replace, not duplicate, the owner
+				mem = strings.Replace(importedMemory("munchecked", "", c.recExtra), `"owner":{"user_id":"u1","agent_id":""}`, c.memExtra, 1)
+			}
+			r := a.importBody(strings.Join([]string{importHeader, mem, importEnd(1, 0)}, "\n") + "\n")
+			if r.status != 422 || !strings.Contains(string(r.body), "line 2") {
+				t.Errorf("%d %s; want 422 naming line 2", r.status, r.body)
+			}
+			if after := a.counts(); after != before {
+				t.Errorf("the import wrote the row")
+			}
+		})
+	}
+}
