@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"hyatlas/backend/api"
 	"hyatlas/backend/api/client"
@@ -130,7 +131,10 @@ func Run(ctx context.Context, e Env) int {
 		}
 		cmd = c
 	}
-	err := cmd.run(ctx, e, args)
+	err := checkUTF8(args)
+	if err == nil {
+		err = cmd.run(ctx, e, args)
+	}
 	var ue usageError
 	var help helpRequested
 	switch {
@@ -147,6 +151,18 @@ func Run(ctx context.Context, e Env) int {
 		fmt.Fprintln(e.Stderr, "hyatlas:", humanError(err))
 		return 1
 	}
+}
+
+// checkUTF8 refuses an argument that is not UTF-8 text (a file name or
+// text in another encoding): JSON would carry each bad byte as U+FFFD, and
+// the text stored would not be the text given.
+func checkUTF8(args []string) error {
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			return usageError{fmt.Sprintf("argument %d is not UTF-8 text: convert it first (iconv -t UTF-8)", i+1)}
+		}
+	}
+	return nil
 }
 
 // humanError is err for a person: a domain error's message without its

@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"hyatlas/backend/api"
 	"hyatlas/backend/engine"
@@ -70,6 +72,9 @@ func textArg(e Env, pos []string) (string, error) {
 			return "", fmt.Errorf("read stdin: %w", err)
 		}
 		text = string(b)
+		if !utf8.ValidString(text) {
+			return "", errors.New("the text on standard input is not UTF-8: convert it first (iconv -t UTF-8); nothing was stored")
+		}
 	}
 	return text, nil
 }

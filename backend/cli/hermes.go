@@ -28,10 +28,18 @@ func runHermes(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	dir := *home
 	switch {
+	case set["home"] && dir == "": // an unset shell variable, say: never the default home instead
+		return usageError{"--home needs a folder"}
+	case set["profile"] && *profile == "":
+		return usageError{"--profile needs a name"}
 	case dir != "" && *profile != "":
 		return usageError{"give --home or --profile, not both"}
+	case *profile != "" && hermes.CheckProfile(*profile) != nil:
+		return usageError{hermes.CheckProfile(*profile).Error()}
 	case dir != "":
 		if dir, err = filepath.Abs(dir); err != nil {
 			return err

@@ -64,6 +64,8 @@ func TestRun_RefusesBadArgumentsBeforeAnyRequest(t *testing.T) {
 		{[]string{"edit", "--strength", "-Inf", "m1"}, `"-Inf" is not a number`},
 		{[]string{"export", "-o", ""}, "-o needs a file name"},
 		{[]string{"export", "-o", os.TempDir()}, "is a directory"},
+		{[]string{"add", "caf\xe9 au lait"}, "argument 1 is not UTF-8 text"},
+		{[]string{"edit", "--content", "na\xefve", "m1"}, "argument 2 is not UTF-8 text"},
 	}
 	for _, tt := range tests {
 		code, out, errOut := runArgs(t, tt.args...)

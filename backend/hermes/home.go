@@ -31,13 +31,23 @@ const PluginName = "hyatlas"
 
 var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
+// CheckProfile refuses a name Hermes would not accept as a profile.
+func CheckProfile(name string) error {
+	if !profileName.MatchString(name) {
+		return fmt.Errorf("profile %q is not a valid Hermes profile name (letters, digits, '.', '_' and '-', at most 64)", name)
+	}
+	return nil
+}
+
 // ResolveHome returns the Hermes home to install into. With profile "" it
 // is HERMES_HOME, else the OS default root, or, when HERMES_HOME is unset
 // and the root names a sticky active profile, that profile's home. A named
 // profile is <root>/profiles/<name> ("default" is the root itself).
 func ResolveHome(getenv func(string) string, profile string) (string, error) {
-	if profile != "" && !profileName.MatchString(profile) {
-		return "", fmt.Errorf("profile %q is not a valid Hermes profile name (letters, digits, '.', '_' and '-')", profile)
+	if profile != "" {
+		if err := CheckProfile(profile); err != nil {
+			return "", err
+		}
 	}
 	if env := strings.TrimSpace(getenv("HERMES_HOME")); env != "" {
 		if !filepath.IsAbs(env) {
