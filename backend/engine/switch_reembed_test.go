@@ -13,13 +13,12 @@ import (
 	"hyatlas/backend/proctest"
 )
 
-// TestReviewLive_SwitchRestartAndBackDuringReembed: GloVe -> BGE (install)
-// with writes and searches running during the re-embedding; a stop
-// (restart) in the middle of it; then removing BGE (back to GloVe) before
-// the re-embedding finished. README: "switching re-embeds everything in the
-// background while search keeps working". Every acknowledged write must
-// be there and, once re-embedding ends, in the index; /readyz must agree.
-func TestReviewLive_SwitchRestartAndBackDuringReembed(t *testing.T) {
+// TestSwitch_StopAndSwitchBackDuringReembedding: GloVe -> BGE (install)
+// with writes and searches running during the re-embedding; a stop in the
+// middle of it; then removing BGE (back to GloVe) before the re-embedding
+// finished. Every acknowledged write is there and, once re-embedding ends,
+// in the index, and the index agrees with the store.
+func TestSwitch_StopAndSwitchBackDuringReembedding(t *testing.T) {
 	ctx := context.Background()
 	srv, catalog := modelServer(t)
 	cfg := testConfig(t)
