@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"hyatlas/backend/api"
+	"hyatlas/backend/proctest"
 )
 
 // TestKill9_MixedWritesInProMode: six agents write through add, manual
@@ -120,17 +121,7 @@ func TestKill9_MixedWritesInProMode(t *testing.T) {
 			}
 		}(w)
 	}
-	for deadline := time.Now().Add(60 * time.Second); total.Load() < 300; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d writes acknowledged in 60 s; output:\n%s", total.Load(), in.Out.String())
-		}
-	}
-	if err := in.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = in.Cmd.Wait()
-	stop.Store(true)
-	wg.Wait()
+	killWhenAcknowledged(t, in, &total, 300, &stop, &wg)
 
 	in.Start("serve")
 	c = in.Client()
@@ -179,4 +170,22 @@ func TestKill9_MixedWritesInProMode(t *testing.T) {
 		}
 	}
 	t.Logf("%d acknowledged operations, all present after SIGKILL", len(acked))
+}
+
+// killWhenAcknowledged waits until total writes are acknowledged (at most
+// 60 s), kills the server with SIGKILL, then stops the writers and waits
+// for them.
+func killWhenAcknowledged(t *testing.T, in *proctest.Instance, total *atomic.Int64, want int64, stop *atomic.Bool, wg *sync.WaitGroup) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); total.Load() < want; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d writes acknowledged in 60 s; output:\n%s", total.Load(), in.Out.String())
+		}
+	}
+	if err := in.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = in.Cmd.Wait()
+	stop.Store(true)
+	wg.Wait()
 }

@@ -66,17 +66,7 @@ func TestKill9_KeepsAcknowledgedWrites(t *testing.T) {
 			}
 		}(w)
 	}
-	for deadline := time.Now().Add(60 * time.Second); total.Load() < 400; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d writes acknowledged in 60 s; output:\n%s", total.Load(), in.Out.String())
-		}
-	}
-	if err := in.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = in.Cmd.Wait()
-	stop.Store(true)
-	wg.Wait()
+	killWhenAcknowledged(t, in, &total, 400, &stop, &wg)
 
 	in.Start("serve")
 	c = in.Client()

@@ -39,20 +39,7 @@ func TestRestore_QueuedWritesOfTheSnapshotAreExtracted(t *testing.T) {
 	if _, err := r.eng.RestoreSnapshot(ctx, snap.ID); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		m, err := r.eng.Memory.Get(ctx, write.MemoryID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Memory.Extraction == memory.ExtractDone {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the restored write is still %s after 30 s", m.Memory.Extraction)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitExtracted(t, r, write.MemoryID, 30*time.Second)
 	r.waitIdle(t)
 	if facts := r.live(t, memory.LayerFact); len(facts) != 1 || facts[0].Content != "The user keeps bees on the allotment" {
 		t.Fatalf("facts after the restore: %+v", facts)
@@ -99,9 +86,14 @@ func TestRestore_AWriteWhoseExtractionIsInFlightIsExtractedAgain(t *testing.T) {
 	// call in flight (were it slower, the write would be extracted anyway).
 	time.Sleep(200 * time.Millisecond)
 	close(release)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		m, err := r.eng.Memory.Get(ctx, write.MemoryID)
+	waitExtracted(t, r, write.MemoryID, 15*time.Second)
+}
+
+// waitExtracted waits (at most limit) until the write is extracted.
+func waitExtracted(t *testing.T, r *llmRig, id string, limit time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); ; time.Sleep(10 * time.Millisecond) {
+		m, err := r.eng.Memory.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,8 +101,7 @@ func TestRestore_AWriteWhoseExtractionIsInFlightIsExtractedAgain(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the restored write is still %s 15 s after the restore; %d calls made", m.Memory.Extraction, len(r.fake.requests()))
+			t.Fatalf("the restored write is still %s after %s; %d calls made", m.Memory.Extraction, limit, len(r.fake.requests()))
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hyatlas/backend/config"
 	"hyatlas/backend/memory"
-	"hyatlas/backend/proctest"
 )
 
 // TestSwitch_StopAndSwitchBackDuringReembedding: GloVe -> BGE (install)
@@ -20,12 +18,7 @@ import (
 // in the index, and the index agrees with the store.
 func TestSwitch_StopAndSwitchBackDuringReembedding(t *testing.T) {
 	ctx := context.Background()
-	srv, catalog := modelServer(t)
-	cfg := testConfig(t)
-	cfg.Embed = config.EmbedConfig{Choice: config.EmbedAuto, ORTLib: proctest.ORTLib()}
-	cfg.ModelsBase = srv.URL + "/"
-	opts := quiet()
-	opts.ModelCatalog = catalog
+	cfg, opts := modelConfig(t)
 	e, err := Open(ctx, cfg, opts)
 	if err != nil {
 		t.Fatal(err)

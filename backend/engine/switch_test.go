@@ -55,18 +55,26 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestInstallSwitchesAndReembeds: a fresh engine embeds with GloVe;
-// installing the BGE model from a (local) server switches to it and
-// re-embeds every memory in the background; a restart keeps BGE without
-// re-embedding; removing the model goes back to GloVe.
-func TestInstallSwitchesAndReembeds(t *testing.T) {
-	ctx := context.Background()
+// modelConfig is an engine config whose model catalog is a local server
+// offering "bge-small" (a small BERT-shaped test model), GloVe in use.
+func modelConfig(t *testing.T) (config.Config, Options) {
+	t.Helper()
 	srv, catalog := modelServer(t)
 	cfg := testConfig(t)
 	cfg.Embed = config.EmbedConfig{Choice: config.EmbedAuto, ORTLib: proctest.ORTLib()}
 	cfg.ModelsBase = srv.URL + "/"
 	opts := quiet()
 	opts.ModelCatalog = catalog
+	return cfg, opts
+}
+
+// TestInstallSwitchesAndReembeds: a fresh engine embeds with GloVe;
+// installing the BGE model from a (local) server switches to it and
+// re-embeds every memory in the background; a restart keeps BGE without
+// re-embedding; removing the model goes back to GloVe.
+func TestInstallSwitchesAndReembeds(t *testing.T) {
+	ctx := context.Background()
+	cfg, opts := modelConfig(t)
 	e, err := Open(ctx, cfg, opts)
 	if err != nil {
 		t.Fatal(err)
