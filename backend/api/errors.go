@@ -58,13 +58,22 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	writeJSON(w, status, ErrorBody{Error: memory.ErrorMessage(err), Code: code})
 }
 
+// writeJSON writes v as the reply. It is encoded before the status goes
+// out, so a value that cannot be written (a time outside the years JSON
+// can hold) is a 500 saying so, never a 200 with an empty body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		buf.Reset()
+		status = http.StatusInternalServerError
+		_ = enc.Encode(ErrorBody{Error: "the reply could not be written: " + err.Error(), Code: memory.EINTERNAL})
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(buf.Bytes())
 }
 
 // decodeJSON reads a JSON object body into dst. An empty body is allowed

@@ -223,6 +223,9 @@ func TestParseDate(t *testing.T) {
 		{" 2026-11-30 ", day(2026, 11, 30)},
 		{"", time.Time{}}, {"null", time.Time{}}, {"tomorrow", time.Time{}}, {"30/11/2026", time.Time{}},
 		{"2026-02-30", time.Time{}}, {"2026-11-30T25:00", time.Time{}}, {"2026-11", time.Time{}},
+		// Outside the years 1-9999 once in UTC: no JSON could carry them.
+		{"9999-12-31T23:00-05:00", time.Time{}}, {"0000-01-01T00:00+01:00", time.Time{}}, {"0000-06-01", time.Time{}},
+		{"9999-12-31T20:00-01:00", time.Date(9999, 12, 31, 21, 0, 0, 0, time.UTC)},
 	} {
 		if got := ParseDate(tc.in, paris); !got.Equal(tc.want) || got.IsZero() != tc.want.IsZero() {
 			t.Errorf("ParseDate(%q) = %v, want %v", tc.in, got, tc.want)

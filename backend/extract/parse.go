@@ -231,8 +231,16 @@ func normKind(s string) string {
 
 // ParseDate reads a date or datetime from a reply. A date alone is that day
 // at 00:00 UTC; a time without a zone is read in loc (UTC when nil);
-// anything else, or nothing, is the zero time (undated).
+// anything else, or nothing, is the zero time (undated), and so is a time
+// outside the years 1 to 9999 in UTC (memory.ValidTime).
 func ParseDate(s string, loc *time.Location) time.Time {
+	if t := parseDate(s, loc); memory.ValidTime(t) {
+		return t
+	}
+	return time.Time{} // out of the years 1-9999 once in UTC: undated
+}
+
+func parseDate(s string, loc *time.Location) time.Time {
 	s = strings.TrimSpace(s)
 	if len(s) < 10 {
 		return time.Time{}

@@ -68,6 +68,11 @@ func (s *Service) applyPlan(ctx context.Context, job *clusterJob, plan Consolida
 		return out, err
 	}
 	if s.cfg.Consolidate.Graph {
+		for i := range plan.Edges {
+			if !ValidTime(plan.Edges[i].ValidFrom) {
+				plan.Edges[i].ValidFrom = time.Time{} // from the evidence's dates instead
+			}
+		}
 		if err := note("relations", s.writeEdges(ctx, job, plan.Edges, now, &out)); err != nil {
 			return out, err
 		}

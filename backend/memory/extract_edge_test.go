@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -169,5 +170,29 @@ func TestNowPage_OneLivePerOwner(t *testing.T) {
 	}
 	if pages[""] != 1 || pages["hermes"] != 1 {
 		t.Errorf("live Now pages per agent: %v, want one each", pages)
+	}
+}
+
+// Dates outside the years 1-9999 (in UTC), from any extractor, are dropped:
+// the fact is undated, the intention has no due date, and the rows can
+// still be written as JSON.
+func TestExtract_DatesOutsideTheYearsJSONHoldsAreDropped(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	x.set(plan(memory.ExtractPlan{
+		Facts:      []memory.PlannedFact{{Text: "Foxtrot ships at the end of time", Label: memory.LabelProjectState, EventAt: time.Date(10000, 1, 1, 4, 0, 0, 0, time.UTC)}},
+		Intentions: []memory.PlannedIntention{{Goal: "Send the invoice", DueAt: time.Date(0, 12, 31, 23, 0, 0, 0, time.UTC)}},
+	}))
+	r.write(t, "Foxtrot ships at the end of time; send the invoice", "u1")
+	rows := append(r.live(t, memory.LayerFact, "u1"), r.live(t, memory.LayerIntention, "u1")...)
+	if len(rows) != 2 {
+		t.Fatalf("rows: %+v", rows)
+	}
+	for _, m := range rows {
+		if !m.EventAt.IsZero() && !memory.ValidTime(m.EventAt) || !m.DueAt.IsZero() {
+			t.Errorf("%q kept a date outside the years 1-9999: event %v, due %v", m.Content, m.EventAt, m.DueAt)
+		}
+		if _, err := json.Marshal(m); err != nil {
+			t.Errorf("%q cannot be written as JSON: %v", m.Content, err)
+		}
 	}
 }

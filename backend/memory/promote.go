@@ -46,10 +46,16 @@ func checkPlan(p ExtractPlan, req ExtractRequest) ExtractPlan {
 		if !offeredFacts[f.Updates] {
 			f.Updates = ""
 		}
+		if !ValidTime(f.EventAt) {
+			f.EventAt = time.Time{}
+		}
 		out.Facts = append(out.Facts, f)
 	}
 	for _, in := range p.Intentions {
 		if in.Goal = strings.TrimSpace(in.Goal); in.Goal != "" {
+			if !ValidTime(in.DueAt) {
+				in.DueAt = time.Time{}
+			}
 			out.Intentions = append(out.Intentions, in)
 		}
 	}

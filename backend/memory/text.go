@@ -2,6 +2,7 @@ package memory
 
 import (
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -23,6 +24,17 @@ func KeywordTerms(q string) []string {
 }
 
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// ValidTime reports whether t can be kept and shown: unset, or in UTC
+// within the years 1 to 9999 (the range JSON and RFC 3339 can write). A
+// date a model or an import gives outside it is refused or dropped.
+func ValidTime(t time.Time) bool {
+	if t.IsZero() {
+		return true
+	}
+	y := t.UTC().Year()
+	return y >= 1 && y <= 9999
+}
 
 // NormalizeText lower-cases s and collapses whitespace, for comparing texts
 // (de-duplication, forget by text).
