@@ -131,6 +131,7 @@ func TestImport_FieldsEveryWriteChecks(t *testing.T) {
 		{"negative use_count", `"use_count":-5`, ""},
 		{"retire_reason over 1000 bytes", `"retired_at":"2026-01-02T00:00:00Z","retired_how":"dropped","retire_reason":"` + strings.Repeat("r", 5000) + `"`, ""},
 		{"history entry with an unknown action", "", `"history":[{"memory_id":"x","at":"2026-01-01T00:00:00Z","action":"exploded"}]`},
+		{"an event date past the year 9999 in UTC", `"event_at":"9999-12-31T23:00:00-05:00"`, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -39,6 +39,9 @@ func checkImported(l exportLine) (ExportRow, error) {
 		return ExportRow{}, fmt.Errorf("memory %s: strength must be between 0 and 1", m.ID)
 	case m.CreatedAt.IsZero():
 		return ExportRow{}, fmt.Errorf("memory %s: created_at is required", m.ID)
+	case !ValidTime(m.CreatedAt) || !ValidTime(m.UpdatedAt) || !ValidTime(m.EventAt) || !ValidTime(m.ValidTo) ||
+		!ValidTime(m.DueAt) || !ValidTime(m.RetiredAt) || !ValidTime(m.LastUsedAt) || !ValidTime(l.DecayedAt):
+		return ExportRow{}, fmt.Errorf("memory %s: its times must fall within the years 1 to 9999", m.ID)
 	case !m.RetiredAt.IsZero() && !retireHows[m.RetiredHow]:
 		return ExportRow{}, fmt.Errorf("memory %s: retired with an unknown kind %q", m.ID, m.RetiredHow)
 	}
@@ -100,8 +103,8 @@ func checkImportedHistory(id string, h HistoryEntry) error {
 	switch {
 	case h.MemoryID != "" && h.MemoryID != id:
 		return fmt.Errorf("it belongs to memory %q", h.MemoryID)
-	case h.At.IsZero():
-		return errors.New("at is required")
+	case h.At.IsZero() || !ValidTime(h.At):
+		return errors.New("at is required, within the years 1 to 9999")
 	case h.Action != HistoryRetired && h.Action != HistoryRestored && h.Action != HistoryEdited:
 		return fmt.Errorf("unknown action %q", h.Action)
 	case h.How != "" && !retireHows[h.How]:
