@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -194,5 +195,32 @@ func TestExtract_DatesOutsideTheYearsJSONHoldsAreDropped(t *testing.T) {
 		if _, err := json.Marshal(m); err != nil {
 			t.Errorf("%q cannot be written as JSON: %v", m.Content, err)
 		}
+	}
+}
+
+// A page the model fills with long values (within every cap of the reply)
+// is kept within the metadata size a client may send: its long values are
+// cut, every key stays, and the store's export imports.
+func TestExtract_ALongEntityPageStaysImportable(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	state := map[string]string{}
+	for i := range 12 {
+		state[fmt.Sprintf("note %d", i)] = strings.Repeat("word ", 150) // 750 characters, under the 1,000 cap
+	}
+	x.set(plan(memory.ExtractPlan{Entities: []memory.EntityPage{{Name: "Dana", Kind: "person", State: state}}}))
+	if _, st := r.write(t, "USER: everything about Dana", "u1"); st != memory.StatusDone {
+		t.Fatalf("extraction: %s", st)
+	}
+	pages := r.live(t, memory.LayerEntity, "u1")
+	if len(pages) != 1 || len(pages[0].Metadata[memory.MetaEntity]) > 8192 || strings.Count(pages[0].Content, "\n- note ") != 12 {
+		t.Fatalf("page: %d bytes of record, %q", len(pages[0].Metadata[memory.MetaEntity]), pages[0].Content)
+	}
+	var buf bytes.Buffer
+	if _, err := r.svc.Export(context.Background(), &buf, memory.ExportInput{}); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	other := newRig(t, memory.Config{})
+	if _, err := other.svc.Import(context.Background(), bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatalf("the store's own export cannot be imported: %v", err)
 	}
 }

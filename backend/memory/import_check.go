@@ -45,7 +45,9 @@ func checkImported(l exportLine) (ExportRow, error) {
 	case !m.RetiredAt.IsZero() && !retireHows[m.RetiredHow]:
 		return ExportRow{}, fmt.Errorf("memory %s: retired with an unknown kind %q", m.ID, m.RetiredHow)
 	}
-	if err := checkMetadata(m.Metadata); err != nil {
+	// The engine's own records (entity pages) may be longer than what a
+	// client may send; an export always imports.
+	if err := checkStoredMetadata(m.Metadata, maxStoredMetadataVal); err != nil {
 		return ExportRow{}, fmt.Errorf("memory %s: %s", m.ID, ErrorMessage(err))
 	}
 	for _, id := range m.SourceIDs {

@@ -112,6 +112,7 @@ func (p *promotion) entities(ctx context.Context, planned []EntityPage) error {
 		old, ok := byKey[key]
 		if !ok {
 			e.History = nil
+			e = fitPage(e)
 			m := p.newRow(LayerEntity, renderEntity(e), e.Kind, p.raw.EventAt)
 			m.Metadata = entityMeta(e, key)
 			e.ID = m.ID
@@ -122,6 +123,7 @@ func (p *promotion) entities(ctx context.Context, planned []EntityPage) error {
 		if !changed {
 			continue
 		}
+		merged = fitPage(merged)
 		byKey[key] = merged
 		if err := p.updateEntity(ctx, merged, key); err != nil {
 			return err
@@ -183,6 +185,36 @@ func mergeEntity(old, next EntityPage, now time.Time) (EntityPage, bool) {
 		out.History = out.History[n-maxEntityHist:]
 	}
 	return out, changed
+}
+
+// maxStoredMetadataVal bounds a metadata value the engine writes itself
+// (an entity page's record): an import accepts up to it.
+const maxStoredMetadataVal = 64 << 10
+
+// fitPage keeps a page's record within maxMetadataVal bytes, so pages do
+// not grow without end over years of updates: the oldest history goes
+// first, then long values are cut, then the last state keys (by name).
+func fitPage(e EntityPage) EntityPage {
+	size := func() int { b, _ := json.Marshal(e); return len(b) }
+	if size() <= maxMetadataVal {
+		return e
+	}
+	e.History = slices.Clone(e.History)
+	for len(e.History) > 0 && size() > maxMetadataVal {
+		e.History = e.History[1:]
+	}
+	e.State = maps.Clone(e.State)
+	for limit := 400; size() > maxMetadataVal && limit >= 50; limit /= 2 {
+		e.Summary = CutText(e.Summary, limit*2)
+		for k, v := range e.State {
+			e.State[k] = CutText(v, limit)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(e.State))
+	for i := len(keys) - 1; i >= 0 && size() > maxMetadataVal; i-- {
+		delete(e.State, keys[i])
+	}
+	return e
 }
 
 func entityMeta(e EntityPage, key string) map[string]string {

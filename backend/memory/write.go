@@ -173,7 +173,12 @@ func checkLabel(field, v string) error {
 	return nil
 }
 
-func checkMetadata(md map[string]string) error {
+// checkMetadata checks metadata a client gives (values of at most
+// maxMetadataVal bytes); checkStoredMetadata, with maxVal, checks metadata
+// the engine wrote itself (an entity page's record), as an import does.
+func checkMetadata(md map[string]string) error { return checkStoredMetadata(md, maxMetadataVal) }
+
+func checkStoredMetadata(md map[string]string, maxVal int) error {
 	if len(md) > maxMetadataKeys {
 		return Errorf(EINVALID, "metadata has %d keys; at most %d are allowed", len(md), maxMetadataKeys)
 	}
@@ -181,8 +186,8 @@ func checkMetadata(md map[string]string) error {
 		if k == "" || len(k) > maxMetadataKey || !utf8.ValidString(k) {
 			return Errorf(EINVALID, "metadata key %q must be 1-%d bytes of UTF-8", k, maxMetadataKey)
 		}
-		if len(v) > maxMetadataVal || !utf8.ValidString(v) {
-			return Errorf(EINVALID, "metadata value of %q must be at most %d bytes of UTF-8", k, maxMetadataVal)
+		if len(v) > maxVal || !utf8.ValidString(v) {
+			return Errorf(EINVALID, "metadata value of %q must be at most %d bytes of UTF-8", k, maxVal)
 		}
 	}
 	return nil
