@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // clusterJob is one due cluster and what its call is shown.
@@ -25,6 +27,9 @@ type clusterJob struct {
 	retired    map[string]bool
 	mergedInto map[string]string
 	merged     map[string]Memory
+	// gone holds the facts retired, edited or deleted by someone else
+	// while the call ran (read again before relations are learnt).
+	gone map[string]bool
 }
 
 // clusterOutcome is what applying one cluster's plan did.
@@ -102,10 +107,12 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 	}
 	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
 		scope: job.scope, retired: map[string]bool{}}
+	// A fact the model may merge or drop: one it was shown, unchanged since,
+	// and not written by the user by hand (the model never retires that).
 	eligible := func(id string) (Memory, bool) {
 		m, ok := current[strings.TrimSpace(id)]
 		was, shown := job.facts[m.ID]
-		return m, ok && shown && m.Live() && !p.retired[m.ID] && m.Content == was.Content
+		return m, ok && shown && m.Live() && !p.retired[m.ID] && m.Content == was.Content && m.Source != sourceManual
 	}
 	for _, mg := range plan.Merges {
 		var facts []Memory
@@ -115,7 +122,7 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 			}
 		}
 		text := CutText(CleanText(mg.Text), maxConsolidatedBytes)
-		if len(facts) < 2 || text == "" || !s.allSimilar(facts, MergeSimilarity) {
+		if len(facts) < 2 || text == "" || !oneAgent(facts) || !s.allSimilar(facts, MergeSimilarity) || !saysTheSame(text, facts) {
 			continue
 		}
 		p.mergeFacts(facts, text, job.cluster.ID)
@@ -126,6 +133,9 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 		reason := CutText(CleanText(d.Reason), maxReasonBytes)
 		if !ok || reason == "" {
 			continue
+		}
+		if restored, err := s.everRestored(ctx, m.ID); err != nil || restored {
+			continue // the user brought it back once: the model does not drop it again
 		}
 		p.retire(m.ID, RetiredDropped, "", reason)
 		if mirror := m.Metadata[MetaMirror]; mirror != "" {
@@ -186,7 +196,7 @@ func (p *promotion) mergeFacts(facts []Memory, text, topic string) {
 		m.Metadata[MetaLabel] = l
 	}
 	id := m.ID
-	if isPreference(first) {
+	if slices.ContainsFunc(facts, isPreference) {
 		mirror := p.newRow(LayerProfile, text, CategoryPreference, eventAt)
 		mirror.Owner, mirror.Source, mirror.SourceIDs = first.Owner, sourceConsol, sources
 		mirror.Metadata = map[string]string{MetaMirrorOf: id}
@@ -195,6 +205,51 @@ func (p *promotion) mergeFacts(facts []Memory, text, topic string) {
 	for _, f := range facts {
 		_ = p.retireFact(context.Background(), f, RetiredMerged, id)
 	}
+}
+
+// everRestored reports whether a fact was ever restored after being
+// retired: a person chose to keep it.
+func (s *Service) everRestored(ctx context.Context, id string) (bool, error) {
+	h, err := s.store.History(ctx, id)
+	if err != nil {
+		return false, fmt.Errorf("read the history of %s: %w", id, err)
+	}
+	return slices.ContainsFunc(h, func(e HistoryEntry) bool { return e.Action == HistoryRestored }), nil
+}
+
+// oneAgent reports whether the facts were all written through one agent:
+// a merged row has one owner, and an agent's own reads must not lose a
+// fact to a row of another agent.
+func oneAgent(facts []Memory) bool {
+	return !slices.ContainsFunc(facts, func(f Memory) bool { return f.Owner.AgentID != facts[0].Owner.AgentID })
+}
+
+// saysTheSame reports whether a merged text is about what its facts say:
+// at least half of its words of three letters or more occur in them. A
+// model cannot replace facts with text of its own (an instruction, a
+// link) under their strength.
+func saysTheSame(text string, facts []Memory) bool {
+	known := map[string]bool{}
+	for _, f := range facts {
+		for _, w := range contentWords(f.Content) {
+			known[w] = true
+		}
+	}
+	words := contentWords(text)
+	shared := 0
+	for _, w := range words {
+		if known[w] {
+			shared++
+		}
+	}
+	return len(words) > 0 && 2*shared >= len(words)
+}
+
+// contentWords are the lower-cased words of three letters or more of s.
+func contentWords(s string) []string {
+	return slices.DeleteFunc(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), func(w string) bool { return utf8.RuneCountInString(w) < 3 })
 }
 
 // allSimilar reports whether every pair of facts is at least min similar
@@ -241,7 +296,7 @@ func (job *clusterJob) liveEvidenceOf(ids []string) []Memory {
 		f, ok := job.facts[id]
 		if into, merged := job.mergedInto[id]; merged {
 			f, ok = job.merged[into]
-		} else if job.retired[id] {
+		} else if job.retired[id] || job.gone[id] {
 			ok = false
 		}
 		if ok && !slices.ContainsFunc(out, func(m Memory) bool { return m.ID == f.ID }) {

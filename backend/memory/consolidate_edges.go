@@ -26,6 +26,18 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 	}
 	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
 		scope: job.scope, retired: map[string]bool{}}
+	// A relation rests on facts live now: the user may have retired,
+	// edited or deleted one while the model was thinking.
+	current, err := s.store.GetMany(ctx, job.order)
+	if err != nil {
+		return fmt.Errorf("read the cluster's facts again: %w", err)
+	}
+	job.gone = map[string]bool{}
+	for _, id := range job.order {
+		if m, ok := current[id]; !ok || !m.Live() || m.Content != job.facts[id].Content {
+			job.gone[id] = true
+		}
+	}
 	var errs []error
 	for _, e := range edges {
 		in, ok := job.relationInput(e, now)

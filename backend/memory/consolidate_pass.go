@@ -262,7 +262,7 @@ func (s *Service) factsByOwner(ctx context.Context) ([]ownerFacts, error) {
 				continue
 			}
 			ids := s.cfg.Aliases.Expand(m.Owner.UserID)
-			key := strings.Join(ids, ",")
+			key := groupKey(ids)
 			g := groups[key]
 			if g == nil {
 				g = &ownerFacts{key: key, scope: Scope{UserIDs: ids}}
@@ -280,6 +280,19 @@ func (s *Service) factsByOwner(ctx context.Context) ([]ownerFacts, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out, nil
+}
+
+// groupKey names an alias group (its sorted user ids): the ids joined by
+// commas, each with its own "%" and "," escaped, so the group {amy, bea}
+// and a user whose id is "amy,bea" never share the key (nor the topics
+// and consolidation state kept under it). Ids without those characters
+// keep the plain joined form.
+func groupKey(ids []string) string {
+	esc := make([]string, len(ids))
+	for i, id := range ids {
+		esc[i] = strings.NewReplacer("%", "%25", ",", "%2C").Replace(id)
+	}
+	return strings.Join(esc, ",")
 }
 
 // callResult is how one cluster's call went.

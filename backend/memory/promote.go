@@ -146,7 +146,20 @@ func (s *Service) promote(ctx context.Context, raw Memory, gen uint64, plan Extr
 		}
 		p.newRow(LayerFact, text, CategoryExperience, raw.EventAt)
 	}
+	goals := map[string]string{}
+	for _, in := range req.OpenIntentions {
+		goals[in.ID] = in.Goal
+	}
 	for _, id := range plan.IntentionsDone {
+		// One rewritten (or deleted) while the model was thinking stays:
+		// the model judged a goal that is no longer there.
+		m, err := s.store.Get(ctx, id)
+		if ErrorCode(err) == ENOTFOUND || err == nil && m.Content != goals[id] {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read intention %s: %w", id, err)
+		}
 		p.retire(id, RetiredDone, raw.ID, "the write it points to shows it done")
 	}
 	if err := p.intentions(ctx, plan.Intentions); err != nil {
@@ -294,7 +307,7 @@ func sameDigits(a, b string) bool {
 // dedupe retires, for each new fact, the owner's nearest live fact when it
 // says the same (cosine at least DedupeScore and the same digit runs): the
 // newest wording wins and the old one is retired as restated, with its
-// mirrors.
+// mirrors. A memory the user added by hand stays.
 func (p *promotion) dedupe(ctx context.Context) error {
 	floor := p.s.cfg.Extraction.DedupeScore
 	if floor <= 0 {
@@ -315,7 +328,10 @@ func (p *promotion) dedupe(ctx context.Context) error {
 				continue
 			}
 			old, err := p.s.store.Get(ctx, h.ID)
-			if err != nil || !old.Live() || old.Category == CategoryExperience || !sameDigits(old.Content, m.Content) {
+			// What the user wrote by hand is never retired as restated by
+			// a model's wording of it.
+			if err != nil || !old.Live() || old.Category == CategoryExperience || old.Source == sourceManual ||
+				!sameDigits(old.Content, m.Content) {
 				continue
 			}
 			if err := p.retireFact(ctx, old, RetiredRestated, m.ID); err != nil {
