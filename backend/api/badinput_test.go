@@ -137,6 +137,7 @@ func TestBadInput_Messages(t *testing.T) {
 		{"a word for a true/false", "POST", "/api/v1/list", `{"include_raw":"maybe"}`, 400, `field "include_raw" must be a boolean, not a string`},
 		{"a number for a true/false", "POST", "/api/v1/list", `{"include_superseded":5}`, 400, `field "include_superseded" must be a boolean, not a number`},
 		{"a word for all", "POST", "/api/v1/delete_all", `{"all":"maybe","user_id":"u1"}`, 400, `field "all" must be a boolean, not a string`},
+		{"the reserved user all", "POST", "/api/v1/add", `{"text":"x","user_id":"all"}`, 422, `"all" is reserved`},
 		{"eleven steps", "POST", "/api/v1/memories/" + id + "/promote", `{"steps":11}`, 422, "steps must be from 1 to 10"},
 		{"replaced by itself", "POST", "/api/v1/memories/" + id + "/retire", `{"by":"` + id + `"}`, 422, "cannot be replaced by itself"},
 		{"a strength for a raw turn", "PATCH", "/api/v1/memories/" + id, `{"strength":0.9}`, 422, "no strength to change"},

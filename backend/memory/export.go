@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -149,8 +151,10 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 	if err != nil {
 		return rep, fmt.Errorf("export: %w", err)
 	}
+	agents := map[string]bool{}
 	err = s.store.ScanExport(ctx, s.scope([]string{in.UserID}, in.AgentID), in.Vectors, func(r ExportRow) error {
 		m := r.Memory
+		agents[m.Owner.AgentID] = true
 		line := exportLine{Type: "memory", Memory: &m, History: r.History, DecayedAt: r.DecayedAt}
 		if r.Vector != nil {
 			line.Vector = packVector(*r.Vector)
@@ -174,7 +178,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 		}
 		rep.Nodes, rep.Relations, rep.Links = len(g.Nodes), len(g.Relations), len(g.Links)
 	}
-	docs, err := s.exportedFiles(ctx, in)
+	docs, err := s.exportedFiles(ctx, in, agents)
 	if err != nil {
 		return rep, err
 	}
@@ -196,8 +200,10 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 }
 
 // exportedFiles are the workspace files an export carries: the agent's
-// when one is named, else every agent's.
-func (s *Service) exportedFiles(ctx context.Context, in ExportInput) ([]WorkspaceDoc, error) {
+// when one is named; for one user's export, those of the agents that
+// wrote the user's memories (agents, seen while exporting them); else
+// every agent's.
+func (s *Service) exportedFiles(ctx context.Context, in ExportInput, agents map[string]bool) ([]WorkspaceDoc, error) {
 	if s.workspace == nil {
 		return nil, nil
 	}
@@ -205,14 +211,14 @@ func (s *Service) exportedFiles(ctx context.Context, in ExportInput) ([]Workspac
 	if err != nil {
 		return nil, fmt.Errorf("export the workspace: %w", err)
 	}
-	if in.AgentID == "" {
-		return docs, nil
-	}
-	var out []WorkspaceDoc
-	for _, d := range docs {
-		if d.Agent == in.AgentID {
-			out = append(out, d)
+	keep := func(d WorkspaceDoc) bool {
+		switch {
+		case in.AgentID != "":
+			return d.Agent == in.AgentID
+		case strings.TrimSpace(in.UserID) != "":
+			return agents[d.Agent]
 		}
+		return true
 	}
-	return out, nil
+	return slices.DeleteFunc(docs, func(d WorkspaceDoc) bool { return !keep(d) }), nil
 }

@@ -16,8 +16,10 @@ func (s *Service) ExportMarkdown(ctx context.Context, w io.Writer, in ExportInpu
 	var rep ExportReport
 	byLayer := map[Layer][]Memory{}
 	var retired []Memory
+	agents := map[string]bool{}
 	err := s.store.ScanExport(ctx, s.scope([]string{in.UserID}, in.AgentID), false, func(r ExportRow) error {
 		rep.Memories++
+		agents[r.Memory.Owner.AgentID] = true
 		if r.Memory.Live() {
 			byLayer[r.Memory.Layer] = append(byLayer[r.Memory.Layer], r.Memory)
 		} else {
@@ -50,7 +52,7 @@ func (s *Service) ExportMarkdown(ctx context.Context, w io.Writer, in ExportInpu
 			fmt.Fprintf(bw, "- %s · %s · %s (%s)\n", dateOf(m), m.Layer.Title(), mdText(m.Content), why)
 		}
 	}
-	docs, err := s.exportedFiles(ctx, in)
+	docs, err := s.exportedFiles(ctx, in, agents)
 	if err != nil {
 		return rep, err
 	}

@@ -27,6 +27,8 @@ func checkImported(l exportLine) (ExportRow, error) {
 		return ExportRow{}, fmt.Errorf("memory %s: content must be non-empty UTF-8 text", m.ID)
 	case m.Owner.UserID == "" || checkLabel("user_id", m.Owner.UserID) != nil || checkLabel("agent_id", m.Owner.AgentID) != nil:
 		return ExportRow{}, fmt.Errorf("memory %s: a user_id is required (and ids are at most 256 bytes)", m.ID)
+	case m.Owner.UserID == reservedOwner || m.Owner.AgentID == reservedOwner:
+		return ExportRow{}, fmt.Errorf("memory %s: %q is reserved, not a user or agent id", m.ID, reservedOwner)
 	case m.Owner.UserID != strings.TrimSpace(m.Owner.UserID) || m.Owner.AgentID != strings.TrimSpace(m.Owner.AgentID):
 		return ExportRow{}, fmt.Errorf("memory %s: user_id and agent_id must not begin or end with spaces", m.ID)
 	case checkLabel("session_id", m.SessionID) != nil || checkLabel("retired_by", m.RetiredBy) != nil:

@@ -145,7 +145,8 @@ func sourceOf(source, session string) string {
 	}
 }
 
-// cleanOwner trims the owner ids, fills in the default user and checks them.
+// cleanOwner trims the owner ids, fills in the default user and checks them
+// ("all" is reserved).
 func cleanOwner(o Owner) (Owner, error) {
 	o.UserID = strings.TrimSpace(o.UserID)
 	o.AgentID = strings.TrimSpace(o.AgentID)
@@ -158,8 +159,14 @@ func cleanOwner(o Owner) (Owner, error) {
 	if err := checkLabel("agent_id", o.AgentID); err != nil {
 		return Owner{}, err
 	}
+	if o.UserID == reservedOwner || o.AgentID == reservedOwner {
+		return Owner{}, Errorf(EINVALID, "%q is reserved: in graph views it means every user or agent; choose another id", reservedOwner)
+	}
 	return o, nil
 }
+
+// reservedOwner is no user's or agent's id: graph reads take it as "every".
+const reservedOwner = "all"
 
 // checkLabel validates an identifier-like field: at most 256 bytes of
 // valid UTF-8 without control characters.

@@ -1,0 +1,172 @@
+package api_test
+
+// Owner isolation over the HTTP API: one owner's data never reaches
+// another owner's answers.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"hyatlas/backend/api"
+	"hyatlas/backend/embed"
+	"hyatlas/backend/events"
+	"hyatlas/backend/memory"
+	"hyatlas/backend/store"
+	"hyatlas/backend/vector"
+	"hyatlas/backend/workspace"
+)
+
+// newAliasedAPI is newAPI with alias groups (HYATLAS_USER_ALIASES).
+func newAliasedAPI(t *testing.T, aliases string) *apiRig {
+	t.Helper()
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	emb, _ := embed.NewHash(64)
+	al, err := memory.ParseAliases(aliases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := events.New()
+	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra, MinScore: -1, Aliases: al},
+		memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus, GraphStore: st, Graph: st,
+			ExtractStore: st, Workspace: workspace.New(t.TempDir())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: testToken, Version: "test", DataDir: "/data",
+		Started: time.Now(), Subscribe: bus.Subscribe}, mem, mem.Flush)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return &apiRig{srv: srv, api: s, mem: mem, t: t}
+}
+
+func (a *apiRig) addAs(user, agent, text string) string {
+	a.t.Helper()
+	return a.post("/api/v1/add", map[string]any{"text": text, "user_id": user, "agent_id": agent, "session_id": "s1"}, 200)["memory_id"].(string)
+}
+
+// TestOwner_ReadsAndWritesStayWithTheirOwner checks the plain reads and writes
+// for two unaliased users (and one alias pair): search (every reader, a
+// dated query, entity pages), list, prompt, forget, delete_all, the tools,
+// export and the graph. Each failure names what leaked.
+func TestOwner_ReadsAndWritesStayWithTheirOwner(t *testing.T) {
+	a := newAliasedAPI(t, "carol,caz")
+	ctx := context.Background()
+	aliceRaw := a.addAs("alice", "hermes", "Alice's secret launch code is zebra falcon 4471")
+	bobRaw := a.addAs("bob", "hermes", "Bob likes the zebra falcon poster")
+	aliceFact := a.post("/api/v1/memories", map[string]any{"content": "zebra falcon is Alice's favourite band", "user_id": "alice",
+		"agent_id": "hermes", "strength": 0.95, "category": "preference"}, 201)["memory_id"]
+	if aliceFact == nil {
+		aliceFact = a.post("/api/v1/list", map[string]any{"user_id": "alice", "layer": "l3_fact"}, 200)["memories"].([]any)[0].(map[string]any)["memory_id"]
+	}
+	carolRaw := a.addAs("caz", "", "Carol's zebra falcon diary")
+	_ = bobRaw
+	// An entity page and a relation for alice, named in bob's query.
+	if _, err := a.mem.LearnRelation(ctx, memory.RelationInput{Owner: memory.Owner{UserID: "alice", AgentID: "hermes"}, From: "Alice",
+		To: "Zebra Falcon", ToType: "organization", Relation: "founded", Turns: []string{aliceRaw}, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+
+	leak := func(what string, body []byte, ids ...string) {
+		t.Helper()
+		s := string(body)
+		for _, id := range ids {
+			if strings.Contains(s, id) {
+				t.Errorf("%s: bob's answer holds alice's %s", what, id)
+			}
+		}
+		if strings.Contains(s, "launch code") || strings.Contains(s, "favourite band") {
+			t.Errorf("%s: bob's answer holds alice's text: %.300s", what, s)
+		}
+	}
+	for _, reader := range []string{"hybrid", "vector", "keyword"} {
+		for _, q := range []string{"zebra falcon", "what did I say about zebra falcon today", "Zebra Falcon founded", "launch code"} {
+			r := a.do(req{method: "POST", path: "/api/v1/search", body: fmt.Sprintf(`{"query": %q, "user_id": "bob", "reader": %q, "limit": 50, "min_score": 0}`, q, reader)})
+			leak("search "+reader+" "+q, r.body, aliceRaw)
+			r = a.do(req{method: "POST", path: "/api/v1/search", body: fmt.Sprintf(`{"query": %q, "user_ids": ["bob"], "reader": %q, "limit": 50, "min_score": 0}`, q, reader)})
+			leak("search user_ids "+reader+" "+q, r.body, aliceRaw)
+		}
+	}
+	// carol's alias sees caz's rows; bob does not.
+	r := a.do(req{method: "POST", path: "/api/v1/search", body: `{"query": "zebra falcon diary", "user_id": "carol", "min_score": 0}`})
+	if !strings.Contains(string(r.body), carolRaw) {
+		t.Errorf("alias carol does not see caz's row: %s", r.body)
+	}
+	r = a.do(req{method: "POST", path: "/api/v1/search", body: `{"query": "zebra falcon diary", "user_id": "bob", "min_score": 0}`})
+	if strings.Contains(string(r.body), carolRaw) {
+		t.Errorf("bob sees caz's row")
+	}
+	leak("list", a.do(req{path: "/api/v1/list?user_id=bob&limit=1000&include_superseded=true"}).body, aliceRaw)
+	leak("list q", a.do(req{path: "/api/v1/list?user_id=bob&q=zebra"}).body, aliceRaw)
+	leak("prompt", a.do(req{path: "/api/v1/prompt?user_id=bob"}).body, aliceRaw)
+	leak("tools memory_search", a.do(req{method: "POST", path: "/api/v1/tools/memory_search?user_id=bob&agent_id=hermes", body: `{"query": "zebra falcon launch code"}`}).body, aliceRaw)
+	leak("export", a.do(req{path: "/api/v1/export?user_id=bob"}).body, aliceRaw)
+	leak("export markdown", a.do(req{path: "/api/v1/export?user_id=bob&format=markdown"}).body, aliceRaw)
+	for _, p := range []string{"/api/v1/graph-as-of?user_id=bob", "/api/v1/graph/history?user_id=bob", "/api/v1/edges?user_id=bob",
+		"/api/v1/learning/graph?user_id=bob", fmt.Sprintf("/api/v1/graph/changes?user_id=bob&from=%d", time.Now().Add(-time.Hour).Unix())} {
+		b := a.do(req{path: p}).body
+		leak(p, b, aliceRaw)
+		if strings.Contains(strings.ToLower(string(b)), "zebra falcon\"") {
+			t.Errorf("%s: bob sees alice's entity: %.300s", p, b)
+		}
+	}
+	if r := a.do(req{path: "/api/v1/graph?user_id=bob&node=Zebra%20Falcon"}); r.status != 404 {
+		t.Errorf("graph node of alice by name as bob: %d %.300s", r.status, r.body)
+	}
+
+	// Writes as bob must not touch alice.
+	aliceRows := func() string {
+		b, _ := json.Marshal(a.do(req{path: "/api/v1/list?user_id=alice&limit=1000&include_superseded=true"}).json(t)["memories"])
+		return string(b)
+	}
+	before := aliceRows()
+	a.post("/api/v1/forget", map[string]any{"text": "Alice's secret launch code is zebra falcon 4471", "user_id": "bob"}, 200)
+	a.post("/api/v1/forget", map[string]any{"text": "zebra falcon", "contains": true, "user_id": "bob"}, 200)
+	if r := a.do(req{method: "POST", path: "/api/v1/tools/memory_delete?user_id=bob&agent_id=hermes", body: fmt.Sprintf(`{"id": %q}`, aliceRaw)}); r.status != 404 {
+		t.Errorf("memory_delete of alice's row as bob: %d %s", r.status, r.body)
+	}
+	a.do(req{method: "POST", path: "/api/v1/delete_all", body: fmt.Sprintf(`{"user_id": "bob", "id": %q}`, aliceRaw)})
+	a.do(req{method: "POST", path: "/api/v1/delete_all?user_id=bob"})
+	a.do(req{method: "POST", path: "/api/v1/delete_all?user_id=bob&layer=l3_fact"})
+	if after := aliceRows(); before != after {
+		t.Errorf("bob's forget/delete changed alice's rows:\n%s\n->\n%s", before, after)
+	}
+	if r := a.do(req{path: "/api/v1/graph?user_id=alice&node=Zebra%20Falcon"}); r.status != 200 {
+		t.Errorf("alice's graph gone after bob's delete_all: %d %s", r.status, r.body)
+	}
+}
+
+// TestOwner_AUsersExportCarriesOnlyTheirAgentsFiles: an export with
+// user_id=bob carries the workspace files of the agents bob used, never
+// those of an agent only alice used (its USER.md is alice's profile).
+func TestOwner_AUsersExportCarriesOnlyTheirAgentsFiles(t *testing.T) {
+	a := newAliasedAPI(t, "")
+	a.addAs("alice", "alices-agent", "hello from alice")
+	a.addAs("bob", "bobs-agent", "hello from bob")
+	a.post("/api/v1/tools/memory_note?user_id=alice&agent_id=alices-agent", map[string]any{"content": "Alice: diabetic, lives at 12 Rue Verte", "file": "USER.md"}, 200)
+	body := a.do(req{path: "/api/v1/export?user_id=bob"}).body
+	sc := bufio.NewScanner(strings.NewReader(string(body)))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var l map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		if l["type"] == "workspace" && l["agent"] == "alices-agent" {
+			t.Errorf("export?user_id=bob carries alice's agent's %v: %q", l["file"], l["content"])
+		}
+	}
+	md := string(a.do(req{path: "/api/v1/export?user_id=bob&format=markdown"}).body)
+	if strings.Contains(md, "diabetic") {
+		t.Errorf("markdown export?user_id=bob carries alice's agent's USER.md")
+	}
+}
