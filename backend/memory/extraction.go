@@ -76,6 +76,10 @@ type EntityPage struct {
 	State   map[string]string `json:"state"`
 	Summary string            `json:"summary"`
 	History []EntityChange    `json:"history,omitempty"`
+	// userText and userCategory are the page's text and category when a
+	// person edited it (its text is no longer what its record renders):
+	// a model's news is added below their words, never over them.
+	userText, userCategory string
 }
 
 // EntityChange is a value an entity page held until At.

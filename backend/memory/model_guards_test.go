@@ -259,3 +259,33 @@ func TestModelGuard_ARelationDateOutsideTheYearsJSONHolds(t *testing.T) {
 		t.Fatalf("the graph view cannot be written: %v", err)
 	}
 }
+
+// A page the user corrected by hand keeps their words and category: what
+// a later reply changes is added below them.
+func TestModelGuard_AnEditedEntityPageKeepsTheUsersWords(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	x.set(plan(memory.ExtractPlan{Entities: []memory.EntityPage{{Name: "Dana", Kind: "person",
+		Summary: "Dana is the user's sister", State: map[string]string{"employer": "Acme"}}}}))
+	r.write(t, "USER: my sister Dana works at Acme", "u1")
+	pages := r.live(t, memory.LayerEntity, "u1")
+	if len(pages) != 1 {
+		t.Fatalf("pages: %+v", pages)
+	}
+	fixed, cat := "Dana (person): Dana is the user's cousin, not the sister\n- employer: Acme", "family"
+	if _, err := r.svc.Edit(context.Background(), pages[0].ID, memory.EditInput{Content: &fixed, Category: &cat}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct{ key, value, write string }{
+		{"city", "Paris", "USER: Dana moved to Paris"},
+		{"employer", "Globex", "USER: Dana works at Globex now"},
+	} {
+		x.set(plan(memory.ExtractPlan{Entities: []memory.EntityPage{{Name: "Dana", Kind: "person",
+			Summary: "Dana is the user's sister", State: map[string]string{step.key: step.value}}}}))
+		r.write(t, step.write, "u1")
+		got := r.get(t, pages[0].ID)
+		if !strings.HasPrefix(got.Content, fixed) || !strings.Contains(got.Content, "\n- "+step.key+": "+step.value) ||
+			strings.Contains(got.Content, "Dana is the user's sister") || got.Category != cat {
+			t.Fatalf("after %q: content %q, category %q", step.write, got.Content, got.Category)
+		}
+	}
+}

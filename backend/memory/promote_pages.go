@@ -90,6 +90,9 @@ func pageOf(m Memory) EntityPage {
 		e = EntityPage{Name: m.Metadata[MetaEntityID], Summary: m.Content}
 	}
 	e.ID = m.ID
+	if m.Content != renderEntity(e) {
+		e.userText, e.userCategory = m.Content, m.Category
+	}
 	return e
 }
 
@@ -124,6 +127,9 @@ func (p *promotion) entities(ctx context.Context, planned []EntityPage) error {
 			continue
 		}
 		merged = fitPage(merged)
+		if merged.userText != "" {
+			merged.userText += newsOf(old, merged)
+		}
 		byKey[key] = merged
 		if err := p.updateEntity(ctx, merged, key); err != nil {
 			return err
@@ -135,7 +141,10 @@ func (p *promotion) entities(ctx context.Context, planned []EntityPage) error {
 // updateEntity re-embeds a changed page and queues its update. A page
 // created earlier in this same promotion is changed in place.
 func (p *promotion) updateEntity(ctx context.Context, e EntityPage, key string) error {
-	text := renderEntity(e)
+	text, kind := renderEntity(e), e.Kind
+	if e.userText != "" {
+		text, kind = e.userText, e.userCategory
+	}
 	for i := range p.rows {
 		if p.rows[i].ID == e.ID {
 			p.rows[i].Content, p.rows[i].Metadata = text, entityMeta(e, key)
@@ -146,11 +155,26 @@ func (p *promotion) updateEntity(ctx context.Context, e EntityPage, key string) 
 	if err != nil {
 		return err
 	}
-	kind := e.Kind
 	p.changes.Update = append(p.changes.Update, RowUpdate{ID: e.ID, Update: Update{
 		Content: &text, Category: &kind, Metadata: entityMeta(e, key), Vector: &v, At: p.now,
 	}})
 	return nil
+}
+
+// newsOf is what a model's update changed on a page, as lines to add
+// below a person's own text: each new or changed value, and a summary
+// that changed.
+func newsOf(old, next EntityPage) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(next.State)) {
+		if v := next.State[k]; old.State[k] != v {
+			fmt.Fprintf(&b, "\n- %s: %s", k, v)
+		}
+	}
+	if next.Summary != old.Summary && next.Summary != "" {
+		fmt.Fprintf(&b, "\n- %s", next.Summary)
+	}
+	return b.String()
 }
 
 // mergeEntity folds a proposed page into the stored one: new state values
