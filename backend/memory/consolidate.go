@@ -159,22 +159,26 @@ type CrossSchemaRequest struct {
 
 // ConsolidationReport is what one pass did (the wire contract's report).
 type ConsolidationReport struct {
-	FactsIn         int      `json:"facts_in"`
-	OwnersRun       int      `json:"owners_run"`
-	OwnersUnchanged int      `json:"owners_unchanged"`
-	SkippedOwners   int      `json:"skipped_owners"`
-	ClustersRun     int      `json:"clusters_run"`
-	ClustersPending int      `json:"clusters_pending"`
-	Merged          int      `json:"merged"`
-	Edges           int      `json:"edges"`
-	Dropped         int      `json:"dropped"`
-	Schemas         int      `json:"schemas"`
-	CrossSchemas    int      `json:"cross_schemas"`
-	Arc             int      `json:"arc"`
-	PrunedRaw       int      `json:"pruned_raw"`
-	ProtectedRaw    int      `json:"protected_raw"`
-	DurationMS      int64    `json:"duration_ms"`
-	Errors          []string `json:"errors"`
+	FactsIn         int `json:"facts_in"`
+	OwnersRun       int `json:"owners_run"`
+	OwnersUnchanged int `json:"owners_unchanged"`
+	SkippedOwners   int `json:"skipped_owners"`
+	ClustersRun     int `json:"clusters_run"`
+	ClustersPending int `json:"clusters_pending"`
+	Merged          int `json:"merged"`
+	Edges           int `json:"edges"`
+	Dropped         int `json:"dropped"`
+	Schemas         int `json:"schemas"`
+	CrossSchemas    int `json:"cross_schemas"`
+	Arc             int `json:"arc"`
+	// Refused counts the parts of the replies that failed a guard and
+	// were ignored (a merge of unrelated facts, a drop without a reason,
+	// a relation on one turn, ...).
+	Refused      int      `json:"refused"`
+	PrunedRaw    int      `json:"pruned_raw"`
+	ProtectedRaw int      `json:"protected_raw"`
+	DurationMS   int64    `json:"duration_ms"`
+	Errors       []string `json:"errors"`
 	// ProviderDown says the pass stopped charging failures because no
 	// call got through.
 	ProviderDown bool      `json:"provider_down,omitempty"`

@@ -35,6 +35,7 @@ type clusterJob struct {
 // clusterOutcome is what applying one cluster's plan did.
 type clusterOutcome struct {
 	merged, dropped, schemas, edges, arc int
+	refused                              int      // parts of the reply that failed a guard
 	joined                               []string // new merged facts: members from now on
 	errs                                 []string // writes that failed (reported, not retried)
 }
@@ -123,6 +124,7 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 		}
 		text := CutText(CleanText(mg.Text), maxConsolidatedBytes)
 		if len(facts) < 2 || text == "" || !oneAgent(facts) || !s.allSimilar(facts, MergeSimilarity) || !saysTheSame(text, facts) {
+			out.refused++
 			continue
 		}
 		p.mergeFacts(facts, text, job.cluster.ID)
@@ -132,10 +134,12 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 		m, ok := eligible(d.ID)
 		reason := CutText(CleanText(d.Reason), maxReasonBytes)
 		if !ok || reason == "" {
+			out.refused++
 			continue
 		}
 		if restored, err := s.everRestored(ctx, m.ID); err != nil || restored {
-			continue // the user brought it back once: the model does not drop it again
+			out.refused++ // the user brought it back once: the model does not drop it again
+			continue
 		}
 		p.retire(m.ID, RetiredDropped, "", reason)
 		if mirror := m.Metadata[MetaMirror]; mirror != "" {
@@ -317,6 +321,7 @@ func (s *Service) writeSchemas(ctx context.Context, job *clusterJob, schemas []P
 		text := CutText(CleanText(sc.Text), maxConsolidatedBytes)
 		evidence := job.evidenceOf(sc.Evidence)
 		if text == "" || len(evidence) < 2 {
+			out.refused++
 			continue
 		}
 		m := p.newRow(LayerSchema, text, categoryPattern, time.Time{})

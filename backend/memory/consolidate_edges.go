@@ -42,6 +42,7 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 	for _, e := range edges {
 		in, ok := job.relationInput(e, now)
 		if !ok {
+			out.refused++
 			continue
 		}
 		var rec GraphEdge

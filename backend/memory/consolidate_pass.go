@@ -343,6 +343,7 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 					rep.Schemas += out.schemas
 					rep.Edges += out.edges
 					rep.Arc += out.arc
+					rep.Refused += out.refused
 					rep.Errors = append(rep.Errors, out.errs...)
 				}
 				s.events.Publish(Event{Type: "consolidate.progress", At: s.now().UTC(), Data: map[string]any{

@@ -289,3 +289,22 @@ func TestModelGuard_AnEditedEntityPageKeepsTheUsersWords(t *testing.T) {
 		}
 	}
 }
+
+// Parts of a reply that fail a guard are ignored and counted in the
+// report's refused: a merge of unrelated facts, a drop of an invented id,
+// a drop without a reason, a relation on one turn, a relation of a person
+// to themself.
+func TestModelGuard_RefusedPartsAreCounted(t *testing.T) {
+	r, c := newConsolidateRig(t, consolidateCfg())
+	f := r.aliceFacts(t)
+	c.set(reply(memory.ConsolidatePlan{
+		Merges: []memory.PlannedMerge{{IDs: []string{f.job1.ID, f.chat.ID}, Text: "Alice works at Globex and says thanks"}},
+		Drops:  []memory.PlannedDrop{{ID: "m20260101000000deadbeef", Reason: "invented"}, {ID: f.tea1.ID, Reason: ""}},
+		Edges: []memory.PlannedEdge{{From: "Alice", To: "Globex", Relation: "works at", Evidence: []string{f.job1.ID}},
+			{From: "Alice", To: " alice ", Relation: "is", Evidence: []string{f.job1.ID, f.job2.ID}}},
+	}))
+	rep := r.consolidate(t)
+	if rep.Merged+rep.Dropped+rep.Edges != 0 || rep.Refused != 5 {
+		t.Fatalf("report %+v; want nothing applied and 5 refused", rep)
+	}
+}
