@@ -147,7 +147,7 @@ func (r consolidateReply) plan(loc *time.Location, graph bool) memory.Consolidat
 	}
 	for _, e := range r.Edges[:min(len(r.Edges), maxEdges)] {
 		p.Edges = append(p.Edges, memory.PlannedEdge{
-			From: clipText(string(e.From)), To: clipText(string(e.To)),
+			From: nameOf(string(e.From)), To: nameOf(string(e.To)),
 			FromType: normKind(string(e.FromType)), ToType: normKind(string(e.ToType)),
 			Relation: clip(string(e.Relation)), Exclusive: strings.EqualFold(strings.TrimSpace(string(e.Exclusive)), "true"),
 			ValidFrom: ParseDate(string(e.ValidFrom), loc), Evidence: cleanIDs(e.Evidence, maxEvidenceIDs),

@@ -97,6 +97,12 @@ func TestConsolidateReply(t *testing.T) {
 					t.Errorf("schemas %+v edges %+v arc %q", p.Schemas, p.Edges, p.Arc)
 				}
 			}},
+		{"names in NFKC form", `{"edges":[{"from":"Zoe\u0308","relation":"knows","to":"\uff21\uff4c\uff49\uff43\uff45","evidence":["f_1","f_2"]}]}`,
+			func(t *testing.T, p memory.ConsolidatePlan) {
+				if e := p.Edges[0]; e.From != "Zo\u00eb" || e.To != "Alice" {
+					t.Errorf("edge %+v", e)
+				}
+			}},
 		{"caps", `{"drops":[` + strings.Repeat(`{"id":"f","reason":"r"},`, 80) + `{"id":"f","reason":"r"}]}`,
 			func(t *testing.T, p memory.ConsolidatePlan) {
 				if len(p.Drops) != maxDrops {

@@ -128,6 +128,8 @@ func TestExtractParse(t *testing.T) {
 			}},
 		{"state as object, odd values", `{"entities":[{"name":"Neovim","kind":"TOOL","state":{"version":0.10,"port":-8080,"default":true,"plugins":["lsp","telescope"],"cfg":{"a":1},"empty":"","":"x"}}]}`,
 			memory.ExtractPlan{Entities: []memory.EntityPage{{Name: "Neovim", Kind: "tool", State: map[string]string{"version": "0.10", "port": "-8080", "default": "true", "plugins": "lsp, telescope", "cfg": `{"a":1}`}}}}},
+		{"one name in two Unicode forms is one entity", `{"entities":[{"name":"Zoe\u0308","kind":"person","state":{"city":"Paris"}},{"name":"Zo\u00eb","state":{"employer":"Acme"}}]}`,
+			memory.ExtractPlan{Entities: []memory.EntityPage{{Name: "Zo\u00eb", Kind: "person", State: map[string]string{"city": "Paris", "employer": "Acme"}}}}},
 		{"same entity twice merges", `{"entities":[{"name":"Dana","kind":"","state":{"role":"QA"},"summary":""},{"name":"dana","kind":"person","state":[{"key":"role","value":"QA lead"},{"key":"team","value":"Atlas"}],"summary":"A colleague."}]}`,
 			memory.ExtractPlan{Entities: []memory.EntityPage{{Name: "Dana", Kind: "person", State: map[string]string{"role": "QA lead", "team": "Atlas"}, Summary: "A colleague."}}}},
 		{"unknown labels and kinds", `{"facts":[{"text":"a","label":"trivia"},{"text":"b","label":"User Preference"},{"text":"c","label":"negative-knowledge"},{"text":"d"}],

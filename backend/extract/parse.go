@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"hyatlas/backend/memory"
 )
 
@@ -117,7 +119,7 @@ func entities(in []entityReply) []memory.EntityPage {
 	var out []memory.EntityPage
 	index := map[string]int{}
 	for _, e := range in {
-		name := clipText(string(e.Name))
+		name := nameOf(string(e.Name))
 		if name == "" {
 			continue
 		}
@@ -163,6 +165,11 @@ func clip(s string) string {
 // clipText is clip for a text that becomes a memory or a name: a
 // placeholder a model writes for "nothing" ("null", "none", "N/A") is no
 // text. (A state value keeps them: "allergies: none" says something.)
+// nameOf is a name from a reply (an entity, a relation's end) in Unicode
+// NFKC form, so "Zoë" written with a combining mark, or "Ａｌｉｃｅ" in
+// full-width letters, is the same entity as the plain spelling.
+func nameOf(s string) string { return clipText(norm.NFKC.String(s)) }
+
 func clipText(s string) string {
 	s = clip(s)
 	switch strings.ToLower(strings.Trim(s, " .")) {
