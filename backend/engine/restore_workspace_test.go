@@ -175,3 +175,53 @@ func TestSnapshot_WorkspaceWritesDuringRestores(t *testing.T) {
 		}
 	}
 }
+
+// TestRestore_FinishesAnUnfinishedOneFirst: a restore whose database went
+// in but whose before-restore snapshot was not made yet (a failure after
+// the swap) is finished by the next restore, never thrown away: its work
+// folder holds the only copy of what it replaced.
+func TestRestore_FinishesAnUnfinishedOneFirst(t *testing.T) {
+	ctx := context.Background()
+	eng := openSnapEngine(t)
+	info, err := eng.CreateSnapshot(ctx, snapshot.ReasonManual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.RestoreSnapshot(ctx, info.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The state a failure after the swap leaves: the marker (with the token
+	// the database holds), the replaced database and workspace.
+	token, err := eng.store.Counter(ctx, restoreTokenKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(eng.Config.Paths.Data, restoreDir)
+	if err := os.MkdirAll(filepath.Join(work, "workspace.old", "hermes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "workspace.old", "hermes", "SOUL.md"), []byte("the replaced soul"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.store.BackupTo(ctx, filepath.Join(work, "before.db")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeMarker(filepath.Join(work, "marker.json"), restoreMarker{Token: token, Snapshot: info.ID}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := eng.snap.keeper.List()
+	if _, err := eng.RestoreSnapshot(ctx, info.ID); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := eng.snap.keeper.List()
+	kept := 0
+	for _, s := range after {
+		if s.Manifest != nil && s.Manifest.Reason == snapshot.ReasonBeforeRestore && s.Manifest.Files["workspace/hermes/SOUL.md"] != "" {
+			kept++
+		}
+	}
+	if len(after) != len(before)+2 || kept == 0 {
+		t.Errorf("snapshots %d -> %d, %d before-restore ones with the replaced workspace; want the unfinished restore's kept too",
+			len(before), len(after), kept)
+	}
+}

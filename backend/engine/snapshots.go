@@ -127,8 +127,11 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	defer e.snap.mu.Unlock()
 	start := time.Now()
 	work := filepath.Join(e.Config.Paths.Data, restoreDir)
-	if err := os.RemoveAll(work); err != nil {
-		return RestoreReport{}, err
+	// A restore left unfinished (its database swapped, its workspace or
+	// before-restore snapshot not yet done) is finished first, never
+	// thrown away: its work folder holds the only copy of what it replaced.
+	if err := e.recoverRestore(ctx); err != nil {
+		return RestoreReport{}, fmt.Errorf("finish the restore before: %w", err)
 	}
 	fail := func(err error) (RestoreReport, error) {
 		_ = os.RemoveAll(work)
@@ -172,23 +175,31 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	// data, for the files as for the memories.
 	var paused time.Duration
 	var wsErr error
+	swapped := false
 	err = e.Memory.ReplaceStore(ctx, func(ctx context.Context) error {
 		return e.workspace.Hold(func() error {
 			var err error
 			if paused, err = e.store.RestoreFrom(ctx, newDB, beforeDB, seq); err != nil {
 				return err
 			}
+			swapped = true
 			wsErr = swapWorkspace(e.liveWorkspace(), work)
 			return nil
 		})
 	}, index, embID, func(ctx context.Context) (memory.VectorIndex, error) {
 		return buildIndex(ctx, e.store, e.Memory.Embedder(), e.log)
 	})
-	if err != nil {
+	switch {
+	case err != nil && swapped:
+		// The snapshot's data is in; what it replaced waits in the work
+		// folder for the next start (or restore), which finishes it.
+		return RestoreReport{}, fmt.Errorf("the data of %s is in, but the vector index could not be rebuilt; quit and start HyAtlas again to finish the restore: %w", id, err)
+	case err != nil:
 		return fail(fmt.Errorf("restore %s (nothing changed): %w", id, err))
 	}
 	testPause("restored")
 	if wsErr != nil {
+		e.queueUnfinished()
 		return RestoreReport{}, fmt.Errorf("the memories of %s are restored but its workspace files could not be put in place; the next start finishes it: %w", id, wsErr)
 	}
 	before, err := e.finishRestore(ctx, work)
