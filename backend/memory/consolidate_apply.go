@@ -109,11 +109,16 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
 		scope: job.scope, retired: map[string]bool{}}
 	// A fact the model may merge or drop: one it was shown, unchanged since,
-	// and not written by the user by hand (the model never retires that).
+	// neither written by the user by hand nor ever restored by them (the
+	// model never retires what a person chose to keep).
 	eligible := func(id string) (Memory, bool) {
 		m, ok := current[strings.TrimSpace(id)]
 		was, shown := job.facts[m.ID]
-		return m, ok && shown && m.Live() && !p.retired[m.ID] && m.Content == was.Content && m.Source != sourceManual
+		if !ok || !shown || !m.Live() || p.retired[m.ID] || m.Content != was.Content || m.Source == sourceManual {
+			return m, false
+		}
+		restored, err := s.everRestored(ctx, m.ID)
+		return m, err == nil && !restored
 	}
 	for _, mg := range plan.Merges {
 		var facts []Memory
@@ -135,10 +140,6 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 		reason := CutText(CleanText(d.Reason), maxReasonBytes)
 		if !ok || reason == "" {
 			out.refused++
-			continue
-		}
-		if restored, err := s.everRestored(ctx, m.ID); err != nil || restored {
-			out.refused++ // the user brought it back once: the model does not drop it again
 			continue
 		}
 		p.retire(m.ID, RetiredDropped, "", reason)
@@ -229,9 +230,9 @@ func oneAgent(facts []Memory) bool {
 }
 
 // saysTheSame reports whether a merged text is about what its facts say:
-// at least half of its words of three letters or more occur in them. A
-// model cannot replace facts with text of its own (an instruction, a
-// link) under their strength.
+// at least half of its words occur in them (see contentWords). A model
+// cannot replace facts with text of its own (an instruction, a link)
+// under their strength.
 func saysTheSame(text string, facts []Memory) bool {
 	known := map[string]bool{}
 	for _, f := range facts {
@@ -249,11 +250,32 @@ func saysTheSame(text string, facts []Memory) bool {
 	return len(words) > 0 && 2*shared >= len(words)
 }
 
-// contentWords are the lower-cased words of three letters or more of s.
+// contentWords are the lower-cased words of three letters or more of s;
+// a run of a script written without spaces (Chinese, Japanese, Thai)
+// counts by its pairs of characters instead, since it is a whole clause.
 func contentWords(s string) []string {
-	return slices.DeleteFunc(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), func(w string) bool { return utf8.RuneCountInString(w) < 3 })
+	}) {
+		if !strings.ContainsFunc(w, unspaced) {
+			if utf8.RuneCountInString(w) >= 3 {
+				out = append(out, w)
+			}
+			continue
+		}
+		rs := []rune(w)
+		for i := 0; i+1 < len(rs); i++ {
+			out = append(out, string(rs[i:i+2]))
+		}
+	}
+	return out
+}
+
+// unspaced reports whether r belongs to a script written without spaces
+// between words.
+func unspaced(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
 // allSimilar reports whether every pair of facts is at least min similar
