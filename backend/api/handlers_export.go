@@ -35,7 +35,8 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case err == nil:
-	case sent.n == 0: // nothing went out yet: an ordinary error reply
+	case sent.n == 0: // nothing went out yet: an ordinary error reply, not a file to save
+		w.Header().Del("Content-Disposition")
 		return err
 	case inProcess(r):
 		// The window's own request: no connection to break; the missing

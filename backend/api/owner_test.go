@@ -169,4 +169,12 @@ func TestOwner_AUsersExportCarriesOnlyTheirAgentsFiles(t *testing.T) {
 	if strings.Contains(md, "diabetic") {
 		t.Errorf("markdown export?user_id=bob carries alice's agent's USER.md")
 	}
+	// Memories written with no agent: the default workspace's files go along.
+	a.addAs("amy", "", "Amy plans a trip to Lisbon")
+	if _, err := a.mem.AppendWorkspace(context.Background(), "", "MEMORY.md", "amy prefers window seats"); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(a.do(req{path: "/api/v1/export?user_id=amy"}).body); !strings.Contains(body, "window seats") {
+		t.Errorf("export?user_id=amy lacks the default workspace's notes")
+	}
 }

@@ -131,7 +131,10 @@ func Run(ctx context.Context, e Env) int {
 		}
 		cmd = c
 	}
-	err := checkUTF8(args)
+	var err error
+	if !pathCommands[cmd.name] {
+		err = checkUTF8(args)
+	}
 	if err == nil {
 		err = cmd.run(ctx, e, args)
 	}
@@ -153,9 +156,13 @@ func Run(ctx context.Context, e Env) int {
 	}
 }
 
-// checkUTF8 refuses an argument that is not UTF-8 text (a file name or
-// text in another encoding): JSON would carry each bad byte as U+FFFD, and
-// the text stored would not be the text given.
+// pathCommands take file or folder names, which are bytes on Unix and
+// need not be UTF-8; nothing they are given is stored as text.
+var pathCommands = map[string]bool{"import": true, "export": true, "bench": true, "hermes": true}
+
+// checkUTF8 refuses an argument that is not UTF-8 text (text in another
+// encoding): JSON would carry each bad byte as U+FFFD, and the text or id
+// stored would not be the one given.
 func checkUTF8(args []string) error {
 	for i, a := range args {
 		if !utf8.ValidString(a) {

@@ -38,8 +38,13 @@ func runHermes(ctx context.Context, e Env, args []string) error {
 		return usageError{"--profile needs a name"}
 	case dir != "" && *profile != "":
 		return usageError{"give --home or --profile, not both"}
-	case *profile != "" && hermes.CheckProfile(*profile) != nil:
-		return usageError{hermes.CheckProfile(*profile).Error()}
+	}
+	if *profile != "" {
+		if err := hermes.CheckProfile(*profile); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	switch {
 	case dir != "":
 		if dir, err = filepath.Abs(dir); err != nil {
 			return err

@@ -96,3 +96,17 @@ func TestRun_Help(t *testing.T) {
 		t.Errorf("help: exit %d, %q", code, out)
 	}
 }
+
+// TestRun_FileNamesNeedNotBeUTF8: a path is bytes on Unix; only text and
+// ids that are stored must be UTF-8.
+func TestRun_FileNamesNeedNotBeUTF8(t *testing.T) {
+	for _, args := range [][]string{
+		{"import", "/nonexistent/caf\xe9.jsonl"},
+		{"export", "-o", "/nonexistent/caf\xe9.jsonl"},
+	} {
+		_, _, errOut := runArgs(t, args...)
+		if strings.Contains(errOut, "not UTF-8") {
+			t.Errorf("%q: %s", args, errOut)
+		}
+	}
+}

@@ -162,14 +162,14 @@ func clip(s string) string {
 	return strings.TrimSpace(truncRunes(strings.TrimSpace(s), maxTextRunes))
 }
 
-// clipText is clip for a text that becomes a memory or a name: a
-// placeholder a model writes for "nothing" ("null", "none", "N/A") is no
-// text. (A state value keeps them: "allergies: none" says something.)
 // nameOf is a name from a reply (an entity, a relation's end) in Unicode
 // NFKC form, so "Zoë" written with a combining mark, or "Ａｌｉｃｅ" in
 // full-width letters, is the same entity as the plain spelling.
 func nameOf(s string) string { return clipText(norm.NFKC.String(s)) }
 
+// clipText is clip for a text that becomes a memory or a name: a
+// placeholder a model writes for "nothing" ("null", "none", "N/A") is no
+// text. (A state value keeps them: "allergies: none" says something.)
 func clipText(s string) string {
 	s = clip(s)
 	switch strings.ToLower(strings.Trim(s, " .")) {

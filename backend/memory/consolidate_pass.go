@@ -290,10 +290,12 @@ func (s *Service) factsByOwner(ctx context.Context) ([]ownerFacts, error) {
 func groupKey(ids []string) string {
 	esc := make([]string, len(ids))
 	for i, id := range ids {
-		esc[i] = strings.NewReplacer("%", "%25", ",", "%2C").Replace(id)
+		esc[i] = groupKeyEscape.Replace(id)
 	}
 	return strings.Join(esc, ",")
 }
+
+var groupKeyEscape = strings.NewReplacer("%", "%25", ",", "%2C")
 
 // callResult is how one cluster's call went.
 type callResult struct {

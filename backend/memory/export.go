@@ -216,7 +216,8 @@ func (s *Service) exportedFiles(ctx context.Context, in ExportInput, agents map[
 		case in.AgentID != "":
 			return d.Agent == in.AgentID
 		case strings.TrimSpace(in.UserID) != "":
-			return agents[d.Agent]
+			// A memory written with no agent went to the default workspace.
+			return agents[d.Agent] || d.Agent == DefaultAgent && agents[""]
 		}
 		return true
 	}

@@ -27,16 +27,16 @@ func checkImported(l exportLine) (ExportRow, error) {
 		return ExportRow{}, fmt.Errorf("memory %s: content must be non-empty UTF-8 text", m.ID)
 	case m.Owner.UserID == "" || checkLabel("user_id", m.Owner.UserID) != nil || checkLabel("agent_id", m.Owner.AgentID) != nil:
 		return ExportRow{}, fmt.Errorf("memory %s: a user_id is required (and ids are at most 256 bytes)", m.ID)
-	case m.Owner.UserID == reservedOwner || m.Owner.AgentID == reservedOwner:
-		return ExportRow{}, fmt.Errorf("memory %s: %q is reserved, not a user or agent id", m.ID, reservedOwner)
 	case m.Owner.UserID != strings.TrimSpace(m.Owner.UserID) || m.Owner.AgentID != strings.TrimSpace(m.Owner.AgentID):
 		return ExportRow{}, fmt.Errorf("memory %s: user_id and agent_id must not begin or end with spaces", m.ID)
 	case checkLabel("session_id", m.SessionID) != nil || checkLabel("retired_by", m.RetiredBy) != nil:
 		return ExportRow{}, fmt.Errorf("memory %s: session_id and retired_by are at most %d bytes of plain text", m.ID, maxIDLen)
 	case len(m.RetireReason) > maxReasonLen || !utf8.ValidString(m.RetireReason):
 		return ExportRow{}, fmt.Errorf("memory %s: retire_reason must be at most %d bytes of UTF-8", m.ID, maxReasonLen)
-	case m.UseCount < 0 || m.ExtractTries < 0 || !utf8.ValidString(m.ExtractError):
+	case m.UseCount < 0 || m.ExtractTries < 0:
 		return ExportRow{}, fmt.Errorf("memory %s: use_count and extract_tries must not be negative", m.ID)
+	case !utf8.ValidString(m.ExtractError):
+		return ExportRow{}, fmt.Errorf("memory %s: extract_error must be UTF-8 text", m.ID)
 	case math.IsNaN(m.Strength) || m.Strength < 0 || m.Strength > 1:
 		return ExportRow{}, fmt.Errorf("memory %s: strength must be between 0 and 1", m.ID)
 	case m.CreatedAt.IsZero():

@@ -353,3 +353,20 @@ func TestModelGuard_AMergeInChineseIsReadByItsCharacters(t *testing.T) {
 		})
 	}
 }
+
+// A page whose category alone the user changed keeps it too.
+func TestModelGuard_AnEntityPagesEditedCategoryStays(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	x.set(plan(memory.ExtractPlan{Entities: []memory.EntityPage{{Name: "Dana", Kind: "person", State: map[string]string{"employer": "Acme"}}}}))
+	r.write(t, "USER: Dana works at Acme", "u1")
+	page := r.live(t, memory.LayerEntity, "u1")[0]
+	cat := "family"
+	if _, err := r.svc.Edit(context.Background(), page.ID, memory.EditInput{Category: &cat}); err != nil {
+		t.Fatal(err)
+	}
+	x.set(plan(memory.ExtractPlan{Entities: []memory.EntityPage{{Name: "Dana", Kind: "person", State: map[string]string{"city": "Paris"}}}}))
+	r.write(t, "USER: Dana moved to Paris", "u1")
+	if got := r.get(t, page.ID); got.Category != cat || !strings.Contains(got.Content, "- city: Paris") {
+		t.Errorf("content %q, category %q", got.Content, got.Category)
+	}
+}

@@ -90,7 +90,7 @@ func pageOf(m Memory) EntityPage {
 		e = EntityPage{Name: m.Metadata[MetaEntityID], Summary: m.Content}
 	}
 	e.ID = m.ID
-	if m.Content != renderEntity(e) {
+	if m.Content != renderEntity(e) || m.Category != e.Kind {
 		e.userText, e.userCategory = m.Content, m.Category
 	}
 	return e
@@ -126,9 +126,10 @@ func (p *promotion) entities(ctx context.Context, planned []EntityPage) error {
 		if !changed {
 			continue
 		}
+		news := newsOf(old, merged)
 		merged = fitPage(merged)
 		if merged.userText != "" {
-			merged.userText += newsOf(old, merged)
+			merged.userText += news
 		}
 		byKey[key] = merged
 		if err := p.updateEntity(ctx, merged, key); err != nil {

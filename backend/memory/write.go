@@ -166,6 +166,8 @@ func cleanOwner(o Owner) (Owner, error) {
 }
 
 // reservedOwner is no user's or agent's id: graph reads take it as "every".
+// Writes refuse it; an import takes it (an export of data written before
+// it was reserved must import).
 const reservedOwner = "all"
 
 // checkLabel validates an identifier-like field: at most 256 bytes of
