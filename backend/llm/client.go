@@ -237,7 +237,10 @@ func (c *Client) Complete(ctx context.Context, req Request) (string, error) {
 }
 
 // providerError is one endpoint's failure as unavailable.
-type providerError struct{ msg string }
+type providerError struct {
+	msg  string
+	down bool // it says nothing about the request (see exchangeResult.down)
+}
 
 func (e *providerError) Error() string { return e.msg }
 
@@ -256,6 +259,7 @@ func (c *Client) run(ctx context.Context, req Request, jsonMode bool, accept fun
 		eps = append(eps, c.fallback)
 	}
 	var fails []string
+	down := true // every endpoint failed in a way that says nothing about the request
 	for i, ep := range eps {
 		epCtx, epCancel := callCtx, context.CancelFunc(func() {})
 		if i == 0 && len(eps) > 1 {
@@ -273,6 +277,7 @@ func (c *Client) run(ctx context.Context, req Request, jsonMode bool, accept fun
 		if !errors.As(err, &pe) {
 			return err // unparseable: a model problem, not an availability one
 		}
+		down = down && pe.down
 		if i > 0 {
 			fails = append(fails, "fallback "+pe.msg)
 		} else {
@@ -281,6 +286,9 @@ func (c *Client) run(ctx context.Context, req Request, jsonMode bool, accept fun
 		if callCtx.Err() != nil {
 			break
 		}
+	}
+	if down {
+		return fmt.Errorf("llm: %s: %w", strings.Join(fails, "; "), memory.ErrEndpointDown)
 	}
 	return fmt.Errorf("llm: %s: %w", strings.Join(fails, "; "), memory.ErrProvider)
 }
@@ -326,12 +334,12 @@ func (c *Client) send(ctx context.Context, ep *endpoint, req Request, msgs []mes
 		case x.err == nil:
 			x.call.Outcome = "empty"
 			c.record(x.call)
-			return "", x.call, &providerError{fmt.Sprintf("%s (model %s): empty reply", ep.host, ep.model)}
+			return "", x.call, &providerError{msg: fmt.Sprintf("%s (model %s): empty reply", ep.host, ep.model)}
 		case !x.call.At.IsZero():
 			c.record(x.call)
 		}
 		if x.call.Outcome == "timeout" || ctx.Err() != nil {
-			return "", x.call, &providerError{fmt.Sprintf("%s (model %s): timed out", ep.host, ep.model)}
+			return "", x.call, &providerError{msg: fmt.Sprintf("%s (model %s): timed out", ep.host, ep.model)}
 		}
 		if jsonMode && f != formatNone && rejectsFormat(x.status, x.body) {
 			c.demote(ep, f)
@@ -344,19 +352,19 @@ func (c *Client) send(ctx context.Context, ep *endpoint, req Request, msgs []mes
 		}
 		if !x.retryable || retries >= c.cfg.Retries {
 			if retries > 0 {
-				return "", x.call, &providerError{fmt.Sprintf("%s after %d attempts", x.err, retries+1)}
+				return "", x.call, &providerError{msg: fmt.Sprintf("%s after %d attempts", x.err, retries+1), down: x.down}
 			}
-			return "", x.call, &providerError{x.err.Error()}
+			return "", x.call, &providerError{msg: x.err.Error(), down: x.down}
 		}
 		wait := min(c.cfg.Backoff<<retries, maxBackoff)
 		if ra, ok := retryAfter(x.header); ok {
 			wait = min(ra, maxRetryAfter)
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
-			return "", x.call, &providerError{fmt.Sprintf("%s; the next try (in %s) would outlast the time budget", x.err, wait.Round(time.Millisecond))}
+			return "", x.call, &providerError{msg: fmt.Sprintf("%s; the next try (in %s) would outlast the time budget", x.err, wait.Round(time.Millisecond)), down: x.down}
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return "", x.call, &providerError{fmt.Sprintf("%s (model %s): timed out", ep.host, ep.model)}
+			return "", x.call, &providerError{msg: fmt.Sprintf("%s (model %s): timed out", ep.host, ep.model)}
 		}
 		retries++
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -173,6 +175,12 @@ func TestRetries(t *testing.T) {
 			err := r.CompleteJSON(context.Background(), extractReq(), &plan{})
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
 				t.Fatalf("err %v, want %v", err, tc.wantErr)
+			}
+			// Only a failure any request would meet (the key, the account,
+			// the model's name, a rate limit) is the endpoint being down.
+			down := len(tc.steps) > 0 && slices.Contains([]int{401, 402, 404, 409, 429}, tc.steps[len(tc.steps)-1].status)
+			if errors.Is(err, memory.ErrEndpointDown) != down {
+				t.Errorf("down = %v, want %v: %v", errors.Is(err, memory.ErrEndpointDown), down, err)
 			}
 			if err != nil {
 				if msg := err.Error(); !strings.Contains(msg, tc.errHas) || !strings.Contains(msg, f.host()) || strings.Contains(msg, testKey) {
@@ -389,5 +397,29 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	}
 	if n := reached.Load(); n != 0 {
 		t.Errorf("the redirect's target was reached %d times", n)
+	}
+}
+
+// TestNoConnectionIsTheEndpointDown: an endpoint nothing listens on fails
+// every request alike (memory.ErrEndpointDown), unlike a connection that
+// drops mid-answer, which may be a runner crashing on this very request.
+func TestNoConnectionIsTheEndpointDown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String() + "/v1"
+	l.Close()
+	key := func(context.Context) (string, error) { return testKey, nil }
+	r := newRig(Config{Primary: Endpoint{Base: base, Model: testModel, Key: key}, UserAgent: testUA,
+		Backoff: time.Millisecond, Timeout: 5 * time.Second})
+	err = r.CompleteJSON(context.Background(), extractReq(), &plan{})
+	if !errors.Is(err, memory.ErrEndpointDown) {
+		t.Errorf("err %v, want the endpoint down", err)
+	}
+	f := newFake(t, bearer, step{hangup: true}, step{hangup: true}, step{hangup: true}, step{hangup: true})
+	err = newRig(config(f)).CompleteJSON(context.Background(), extractReq(), &plan{})
+	if !errors.Is(err, memory.ErrProvider) || errors.Is(err, memory.ErrEndpointDown) {
+		t.Errorf("connections dropped mid-answer: %v, want unavailable but not down", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -87,6 +88,10 @@ type exchangeResult struct {
 	// rejected: the endpoint refused this request itself (400, 413, 422:
 	// too long, filtered), which asking again or elsewhere will not fix.
 	rejected bool
+	// down: the failure says nothing about this request (no connection,
+	// the key, the account, the model's name, a rate limit): any request
+	// would have failed the same way.
+	down bool
 }
 
 // exchange makes exactly one HTTP request (or none, when the key or the
@@ -99,6 +104,7 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		k, err := ep.key(ctx)
 		if err != nil {
 			r.err = fmt.Errorf("%s: reading the key: %v", where, err)
+			r.down = true
 			return r
 		}
 		key = k
@@ -132,6 +138,7 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		r.err = fmt.Errorf("%s: %v", where, ctx.Err())
 	case !p.sent:
 		r.err = fmt.Errorf("%s: the request could not be made: %s", where, scrub(err.Error()))
+		r.down = true
 	case p.status >= 300 || (p.status > 0 && p.status < 200):
 		r.call.Outcome = "http_error"
 		r.err = fmt.Errorf("%s: HTTP %d: %s", where, p.status, scrub(serverMessage(err)))
@@ -141,6 +148,7 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		// is about the endpoint or the account, and a later call can work.
 		r.rejected = p.status == http.StatusBadRequest || p.status == http.StatusRequestEntityTooLarge ||
 			p.status == http.StatusUnprocessableEntity
+		r.down = p.status >= 400 && p.status < 500 && !r.rejected && p.status != http.StatusRequestTimeout
 	case p.status != 0: // a 2xx whose body is no chat completion: the endpoint answered, unreadably
 		r.call.Outcome = "unparseable"
 		r.err = fmt.Errorf("%s: HTTP %d with a body that is not a chat completion", where, p.status)
@@ -152,6 +160,10 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		}
 		r.err = fmt.Errorf("%s: %s", where, scrub(err.Error()))
 		r.retryable = true
+		// No connection at all is the endpoint; one dropped mid-answer may
+		// be a runner that crashed on this very request.
+		var oe *net.OpError
+		r.down = errors.As(err, &oe) && oe.Op == "dial"
 	}
 	return r
 }

@@ -120,8 +120,8 @@ type unansweredRow struct {
 // answered others, and returns the row's status afterwards (failed after
 // MaxExtractTries). A row no longer pending is left as it is.
 func (s *Service) chargeUnanswered(ctx context.Context, u unansweredRow) ExtractionStatus {
-	if errors.Is(u.err, ErrNotReady) { // no call was made (the key went meanwhile)
-		return StatusPending
+	if errors.Is(u.err, ErrNotReady) || errors.Is(u.err, ErrEndpointDown) {
+		return StatusPending // no call was made, or its failure was not about this row
 	}
 	raw, err := s.store.Get(ctx, u.id)
 	if err != nil || raw.Extraction != ExtractPending || !raw.Live() {

@@ -224,3 +224,33 @@ func TestExtract_ALongEntityPageStaysImportable(t *testing.T) {
 		t.Fatalf("the store's own export cannot be imported: %v", err)
 	}
 }
+
+// A row that met the endpoint down (no connection, a rate limit: any
+// request would have failed) is never charged a try, even when a later
+// row of the run gets an answer.
+func TestCatchUp_TheEndpointDownChargesNoRow(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Extraction.Sync = false
+	r, x := newExtractRig(t, cfg)
+	first, _ := r.write(t, "the write that met the endpoint down", "u1")
+	calls := 0
+	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+		calls++
+		if strings.Contains(req.Text, "met the endpoint down") {
+			return memory.ExtractPlan{}, fmt.Errorf("connection refused: %w", memory.ErrEndpointDown)
+		}
+		return memory.ExtractPlan{}, nil
+	})
+	for run := 1; run <= memory.MaxExtractTries+1; run++ {
+		r.write(t, fmt.Sprintf("ordinary write of run %d", run), "u1")
+		for range 200 {
+			r.clock.Now()
+		}
+		if _, err := r.svc.CatchUp(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := r.get(t, first.ID); m.Extraction != memory.ExtractPending || m.ExtractTries != 0 {
+		t.Errorf("the row is %s after %d tries (%d calls)", m.Extraction, m.ExtractTries, calls)
+	}
+}

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -25,6 +26,10 @@ var (
 	// retries, rate limit, timeout, no key). The work stays queued and a
 	// catch-up run stops at the first such error.
 	ErrProvider = errors.New("the extraction endpoint is unavailable")
+	// ErrEndpointDown is an ErrProvider that says nothing about the
+	// request: no connection, the key, the account, a rate limit. Any
+	// request would have failed; a catch-up run never charges a row for it.
+	ErrEndpointDown = fmt.Errorf("%w (for any request)", ErrProvider)
 	// ErrUnparseable: the model answered, twice, with something that is not
 	// the reply contract. It counts a try on the row.
 	ErrUnparseable = errors.New("the model's reply could not be read")
