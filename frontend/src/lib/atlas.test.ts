@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bandOf, editChange, glyphOf, hasStrength, shortDate } from './atlas';
 
 describe('atlas helpers', () => {
@@ -25,6 +25,17 @@ describe('atlas helpers', () => {
     expect(shortDate(null)).toBe('');
     expect(shortDate('0001-01-01T00:00:00Z')).toBe('');
     expect(shortDate('nonsense')).toBe('');
+  });
+});
+
+describe('dates west of UTC', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('keeps a day with no time on its day, and a time on the viewer\'s day', () => {
+    vi.stubEnv('TZ', 'America/New_York');
+    expect(new Date('2024-01-10T03:00:00Z').getDate()).toBe(9); // the zone took
+    expect(shortDate('2024-01-10T00:00:00Z')).toBe('2024-01-10');
+    expect(shortDate('2024-01-10T03:00:00Z')).toBe('2024-01-09');
   });
 });
 

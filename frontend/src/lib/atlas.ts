@@ -26,13 +26,25 @@ export function glyphOf(strength: number): string {
   return '·';
 }
 
-/** A date as YYYY-MM-DD in the viewer's zone ('' when missing or invalid). */
+/**
+ * A date as YYYY-MM-DD in the viewer's zone ('' when missing or invalid).
+ * Midnight UTC is a date with no time (the server stores "2024-01-10" so):
+ * it is that day wherever the viewer is, never the evening before.
+ */
 export function shortDate(iso: string | null | undefined): string {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1000) return '';
   const p = (n: number) => String(n).padStart(2, '0');
+  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0 && d.getUTCMilliseconds() === 0) {
+    return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}`;
+  }
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+/** shortDate of a time in Unix seconds (the graph's wire times; 0: ''). */
+export function dayOfUnix(seconds: number): string {
+  return seconds ? shortDate(new Date(seconds * 1000).toISOString()) : '';
 }
 
 /** What a row of the Atlas asks its page to do with its memory. */
