@@ -57,6 +57,13 @@ try {
   await card.waitFor();
   await page.locator('[data-testid="mp-evidence"] li', { hasText: 'Acme' }).first().waitFor();
   await page.locator('[data-testid="mp-evidence"] li', { hasText: 'Globex' }).first().waitFor();
+  // The card takes the focus; Escape closes it and gives the focus back.
+  same(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Close', 'the card takes the focus');
+  await page.keyboard.press('Escape');
+  await card.waitFor({ state: 'detached' });
+  same(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Alice', 'the focus back on the entity');
+  await page.locator('[data-testid="mp-relations"] li button', { hasText: 'Alice' }).first().click();
+  await card.waitFor();
   // Find focuses an entity and opens its card; a kind filter hides its relations.
   await page.fill('[data-testid="mp-find"]', 'glob');
   await page.press('[data-testid="mp-find"]', 'Enter');

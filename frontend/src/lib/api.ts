@@ -111,7 +111,9 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
     });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new ApiError(0, 'unreachable', `network error: ${reason}`);
+    // No answer at all: HyAtlas stopped or is restarting. A write may not
+    // have been stored; the page says so in words, with the browser's reason.
+    throw new ApiError(0, 'unreachable', `HyAtlas did not answer (stopped or restarting?); try again once it is back (${reason})`);
   }
   if (!res.ok) {
     throw await errorFromResponse(res);
