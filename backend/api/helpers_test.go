@@ -39,6 +39,7 @@ type rigOpts struct {
 	admin    bool
 	hosts    []string
 	hermes   api.Hermes
+	aliases  string // HYATLAS_USER_ALIASES
 }
 
 func newAPI(t *testing.T, o rigOpts) *apiRig {
@@ -50,9 +51,13 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 	t.Cleanup(func() { _ = st.Close() })
 	emb, _ := embed.NewHash(64)
 	bus := events.New()
-	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra,
-		MinScore: -1, Admin: o.admin}, memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus, GraphStore: st, Graph: st,
-		Workspace: workspace.New(t.TempDir())})
+	al, err := memory.ParseAliases(o.aliases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra, MinScore: -1, Admin: o.admin, Aliases: al},
+		memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus, GraphStore: st, Graph: st,
+			ExtractStore: st, Workspace: workspace.New(t.TempDir())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,46 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"hyatlas/backend/api"
-	"hyatlas/backend/embed"
-	"hyatlas/backend/events"
 	"hyatlas/backend/memory"
-	"hyatlas/backend/store"
-	"hyatlas/backend/vector"
-	"hyatlas/backend/workspace"
 )
-
-// newAliasedAPI is newAPI with alias groups (HYATLAS_USER_ALIASES).
-func newAliasedAPI(t *testing.T, aliases string) *apiRig {
-	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	emb, _ := embed.NewHash(64)
-	al, err := memory.ParseAliases(aliases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bus := events.New()
-	mem, err := memory.NewService(memory.Config{Mode: memory.ModeUltra, MinScore: -1, Aliases: al},
-		memory.Deps{Store: st, Index: vector.New(64), Embedder: emb, Events: bus, GraphStore: st, Graph: st,
-			ExtractStore: st, Workspace: workspace.New(t.TempDir())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: testToken, Version: "test", DataDir: "/data",
-		Started: time.Now(), Subscribe: bus.Subscribe}, mem, mem.Flush)
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	return &apiRig{srv: srv, api: s, mem: mem, t: t}
-}
 
 func (a *apiRig) addAs(user, agent, text string) string {
 	a.t.Helper()
@@ -59,7 +25,7 @@ func (a *apiRig) addAs(user, agent, text string) string {
 // dated query, entity pages), list, prompt, forget, delete_all, the tools,
 // export and the graph. Each failure names what leaked.
 func TestOwner_ReadsAndWritesStayWithTheirOwner(t *testing.T) {
-	a := newAliasedAPI(t, "carol,caz")
+	a := newAPI(t, rigOpts{auth: true, aliases: "carol,caz"})
 	ctx := context.Background()
 	aliceRaw := a.addAs("alice", "hermes", "Alice's secret launch code is zebra falcon 4471")
 	bobRaw := a.addAs("bob", "hermes", "Bob likes the zebra falcon poster")
@@ -149,7 +115,7 @@ func TestOwner_ReadsAndWritesStayWithTheirOwner(t *testing.T) {
 // user_id=bob carries the workspace files of the agents bob used, never
 // those of an agent only alice used (its USER.md is alice's profile).
 func TestOwner_AUsersExportCarriesOnlyTheirAgentsFiles(t *testing.T) {
-	a := newAliasedAPI(t, "")
+	a := newAPI(t, rigOpts{auth: true, aliases: ""})
 	a.addAs("alice", "alices-agent", "hello from alice")
 	a.addAs("bob", "bobs-agent", "hello from bob")
 	a.post("/api/v1/tools/memory_note?user_id=alice&agent_id=alices-agent", map[string]any{"content": "Alice: diabetic, lives at 12 Rue Verte", "file": "USER.md"}, 200)
