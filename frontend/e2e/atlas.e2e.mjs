@@ -141,6 +141,10 @@ async function atlas(page) {
   await history.waitFor({ timeout: 10_000 });
   check((await history.textContent()).includes(TEXT), 'the history does not show the old text');
   await page.screenshot({ path: join(SHOTS, 'atlas.png'), fullPage: true });
+  // Tab goes round the drawer: Shift+Tab from its first control stays in it.
+  await page.focus('[aria-label="Close details"]');
+  await page.keyboard.press('Shift+Tab');
+  check(await page.evaluate(() => !!document.activeElement?.closest('[data-testid="drawer"]')), 'Shift+Tab left the drawer');
   await page.keyboard.press('Escape');
   await keepsItsPlace(page);
 }
