@@ -71,15 +71,21 @@ func entityKey(name string) string { return NormalizeText(name) }
 
 // entityPages reads the live entity pages in scope.
 func (s *Service) entityPages(ctx context.Context, scope Scope) ([]EntityPage, error) {
-	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerEntity}, Scope: scope, Limit: entityScanMax})
-	if err != nil {
-		return nil, fmt.Errorf("list entity pages: %w", err)
-	}
+	rows, err := s.entityRows(ctx, scope)
 	out := make([]EntityPage, 0, len(rows))
 	for _, m := range rows {
 		out = append(out, pageOf(m))
 	}
-	return out, nil
+	return out, err
+}
+
+// entityRows lists the live entity page rows in scope.
+func (s *Service) entityRows(ctx context.Context, scope Scope) ([]Memory, error) {
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerEntity}, Scope: scope, Limit: entityScanMax})
+	if err != nil {
+		return nil, fmt.Errorf("list entity pages: %w", err)
+	}
+	return rows, nil
 }
 
 // pageOf reads an entity page row; a row edited by hand without the JSON
@@ -90,6 +96,13 @@ func pageOf(m Memory) EntityPage {
 		e = EntityPage{Name: m.Metadata[MetaEntityID], Summary: m.Content}
 	}
 	e.ID = m.ID
+	return e
+}
+
+// withEdits notes on a page read from row m whether a person edited it:
+// its text is no longer what its record renders, or its category is not
+// its kind. Only a page about to be updated needs it.
+func withEdits(e EntityPage, m Memory) EntityPage {
 	if m.Content != renderEntity(e) || m.Category != e.Kind {
 		e.userText, e.userCategory = m.Content, m.Category
 	}
@@ -102,17 +115,25 @@ func (p *promotion) entities(ctx context.Context, planned []EntityPage) error {
 	if len(planned) == 0 {
 		return nil
 	}
-	pages, err := p.s.entityPages(ctx, p.scope)
+	rows, err := p.s.entityRows(ctx, p.scope)
 	if err != nil {
 		return err
 	}
-	byKey := map[string]EntityPage{}
-	for _, e := range pages {
+	// rowOf holds the stored rows of the pages not yet changed by this
+	// promotion: only those are read for a person's edits.
+	byKey, rowOf := map[string]EntityPage{}, map[string]Memory{}
+	for _, m := range rows {
+		e := pageOf(m)
 		byKey[entityKey(e.Name)] = e
+		rowOf[entityKey(e.Name)] = m
 	}
 	for _, e := range planned {
 		key := entityKey(e.Name)
 		old, ok := byKey[key]
+		if m, stored := rowOf[key]; ok && stored {
+			old = withEdits(old, m)
+			delete(rowOf, key)
+		}
 		if !ok {
 			e.History = nil
 			e = fitPage(e)
