@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hyatlas/backend/api"
 	"hyatlas/backend/config"
 	"hyatlas/backend/memory"
 	"hyatlas/backend/snapshot"
@@ -24,13 +25,7 @@ func TestRestore_QueuedWritesOfTheSnapshotAreExtracted(t *testing.T) {
 	r.fake.setReply(func(llmRequest) (int, string) {
 		return 200, planJSON([]map[string]any{fact("The user keeps bees on the allotment", "user_preferences")}, nil)
 	})
-	r.eng.PauseExtraction(true)
-	write := r.add(t, "I keep bees on the allotment")
-	snap, err := r.eng.CreateSnapshot(ctx, snapshot.ReasonManual)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.eng.PauseExtraction(false)
+	write, snap := snapshotOfAQueuedWrite(t, r)
 	r.waitIdle(t)
 	if facts := r.live(t, memory.LayerFact); len(facts) != 1 {
 		t.Fatalf("facts before the restore: %+v", facts)
@@ -67,13 +62,7 @@ func TestRestore_AWriteWhoseExtractionIsInFlightIsExtractedAgain(t *testing.T) {
 		}
 		return 200, planJSON([]map[string]any{fact("The user keeps bees on the allotment", "user_preferences")}, nil)
 	})
-	r.eng.PauseExtraction(true)
-	write := r.add(t, "I keep bees on the allotment")
-	snap, err := r.eng.CreateSnapshot(ctx, snapshot.ReasonManual)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.eng.PauseExtraction(false)
+	write, snap := snapshotOfAQueuedWrite(t, r)
 	select {
 	case <-arrived:
 	case <-time.After(20 * time.Second):
@@ -104,4 +93,18 @@ func waitExtracted(t *testing.T, r *llmRig, id string, limit time.Duration) {
 			t.Fatalf("the restored write is still %s after %s; %d calls made", m.Memory.Extraction, limit, len(r.fake.requests()))
 		}
 	}
+}
+
+// snapshotOfAQueuedWrite writes a turn while extraction is paused, takes a
+// snapshot holding it as waiting, and lets extraction go on.
+func snapshotOfAQueuedWrite(t *testing.T, r *llmRig) (api.AddResponse, snapshot.Info) {
+	t.Helper()
+	r.eng.PauseExtraction(true)
+	write := r.add(t, "I keep bees on the allotment")
+	snap, err := r.eng.CreateSnapshot(context.Background(), snapshot.ReasonManual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.eng.PauseExtraction(false)
+	return write, snap
 }
