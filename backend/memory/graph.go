@@ -24,6 +24,11 @@ import (
 //     ValidFrom counts from when the relation was first learned (not from
 //     the beginning of time) and an unknown ValidTo means still true.
 //
+// The entities (nodes) are a person's: one per normalised name per
+// person (a user id with its alias group, all their agents), so what one
+// agent learns meets what another learnt. A relation's records are the
+// owner's (user and agent) that learnt it; views filter by them.
+//
 // The rules that change beliefs:
 //
 //   - A new relation of an exclusive kind (one object at a time: works at,
@@ -117,7 +122,11 @@ func (e GraphEdge) Held() bool { return e.ExpiredAt.IsZero() }
 
 // RelationInput is a relation to learn.
 type RelationInput struct {
-	Owner            Owner
+	Owner Owner // who learns it: the relation's records are this owner's
+	// Person is the user ids that are one person with Owner (its alias
+	// group), set by the service: the entities are the person's, shared
+	// by all their agents and user ids.
+	Person           []string
 	From, To         string // entity names
 	FromType, ToType EntityType
 	Relation         string
@@ -242,9 +251,11 @@ func NewGraphID(prefix string, now time.Time) string {
 }
 
 // GraphStore keeps the graph. LearnRelation runs plan on the subject's
-// held records and applies its result in one transaction, creating the
-// two nodes when they are new (linking each to the owner's L8 page of
-// the same name), and adds the evidence.
+// held records (those of every node of its name that belongs to the
+// person, whichever agent learnt them) and applies its result in one
+// transaction, creating the two nodes when the person has none of that
+// name (linking each to the person's L8 page of the same name), and adds
+// the evidence.
 type GraphStore interface {
 	LearnRelation(ctx context.Context, in RelationInput, plan func(held []GraphEdge, next GraphEdge) GraphPlan) (GraphEdge, error)
 	// GraphVersion changes whenever nodes or records change; GraphAll
@@ -317,6 +328,7 @@ func (s *Service) learnRelation(ctx context.Context, in RelationInput) (e GraphE
 	if in.At.IsZero() {
 		in.At = s.now()
 	}
+	in.Person = s.ownerScope(in.Owner).UserIDs
 	e, err = s.graphStore.LearnRelation(ctx, in, func(held []GraphEdge, next GraphEdge) GraphPlan {
 		p := PlanRelation(held, next, in.At)
 		recited = p.Recite != ""

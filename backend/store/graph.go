@@ -33,17 +33,19 @@ func (s *Store) LearnRelation(ctx context.Context, in memory.RelationInput, plan
 		if len(kinds) == 0 {
 			return memory.Errorf(memory.EINVALID, "none of the relation's evidence ids is a memory")
 		}
-		src, err := ensureNode(ctx, tx, in.Owner, in.From, in.FromType, in.At)
+		person := in.Person
+		if len(person) == 0 {
+			person = []string{in.Owner.UserID}
+		}
+		src, err := ensureNode(ctx, tx, in.Owner, person, in.From, in.FromType, in.At)
 		if err != nil {
 			return err
 		}
-		dst, err := ensureNode(ctx, tx, in.Owner, in.To, in.ToType, in.At)
+		dst, err := ensureNode(ctx, tx, in.Owner, person, in.To, in.ToType, in.At)
 		if err != nil {
 			return err
 		}
-		held, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
-			WHERE expired_at IS NULL AND user_id = ? AND agent_id = ? AND src = ? AND relation = ?`,
-			in.Owner.UserID, in.Owner.AgentID, src, in.Relation)
+		held, err := heldOfSubject(ctx, tx, person, src, in.Relation)
 		if err != nil {
 			return err
 		}
@@ -125,14 +127,20 @@ func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time, c
 
 // dropGraph deletes the graph of the owners in scope (every owner for an
 // empty scope): a delete of everything an owner has must not leave the
-// names of the people and things in their life behind.
+// names of the people and things in their life behind. An entity of
+// theirs that another agent of the person still has relations on stays,
+// passed to the owner of the oldest of those relations (it stays where it
+// is in the rare case that owner has a node of that name already).
 func dropGraph(ctx context.Context, tx *sql.Tx, scope memory.Scope) error {
 	var w where
 	w.scope("", scope)
+	used := `EXISTS (SELECT 1 FROM graph_edges g WHERE g.src = graph_nodes.id OR g.dst = graph_nodes.id)`
 	for _, q := range []string{
 		`DELETE FROM graph_evidence WHERE rel_id IN (SELECT rel_id FROM graph_edges` + w.sql() + `)`,
 		`DELETE FROM graph_edges` + w.sql(),
-		`DELETE FROM graph_nodes` + w.sql(),
+		`UPDATE OR IGNORE graph_nodes SET (user_id, agent_id) = (SELECT g.user_id, g.agent_id FROM graph_edges g
+			WHERE g.src = graph_nodes.id OR g.dst = graph_nodes.id ORDER BY g.seq LIMIT 1)` + w.with(used),
+		`DELETE FROM graph_nodes` + w.with("NOT "+used),
 	} {
 		if _, err := tx.ExecContext(ctx, q, w.args...); err != nil {
 			return fmt.Errorf("delete the graph: %w", err)
@@ -161,31 +169,43 @@ func evidenceKinds(ctx context.Context, tx *sql.Tx, ids []string) (map[string]st
 	return kinds, nil
 }
 
-// ensureNode returns the owner's node for name, creating it (linked to
-// the owner's entity page of that name, if any) when it is new. A node of
-// type other takes a more specific type when one is given.
-func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, name string, t memory.EntityType, at time.Time) (string, error) {
+// ensureNode returns the person's node for name (the oldest, should an
+// alias group have brought two), creating it for owner o when the person
+// (the user ids given) has none. A new node, or one without a page, is
+// linked to the person's live entity page of that name, if any. A node
+// of type other takes a more specific type when one is given.
+func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, person []string, name string, t memory.EntityType, at time.Time) (string, error) {
 	norm := memory.NormalizeText(name)
-	var id, have string
-	err := tx.QueryRowContext(ctx, `SELECT id, type FROM graph_nodes WHERE user_id = ? AND agent_id = ? AND norm = ?`,
-		o.UserID, o.AgentID, norm).Scan(&id, &have)
-	if err == nil {
-		if have == string(memory.EntityOther) && t != memory.EntityOther {
-			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET type = ? WHERE id = ?`, string(t), id); err != nil {
-				return "", fmt.Errorf("type node %s: %w", id, err)
+	users := placeholders(len(person))
+	args := append([]any{norm}, anys(person)...)
+	var id, have, page string
+	err := tx.QueryRowContext(ctx, `SELECT id, type, page_id FROM graph_nodes WHERE norm = ? AND user_id IN (`+users+`)
+		ORDER BY created_at, seq LIMIT 1`, args...).Scan(&id, &have, &page)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("read node %q: %w", name, err)
+	}
+	found := err == nil
+	if found && have == string(memory.EntityOther) && t != memory.EntityOther {
+		if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET type = ? WHERE id = ?`, string(t), id); err != nil {
+			return "", fmt.Errorf("type node %s: %w", id, err)
+		}
+	}
+	if found && page != "" {
+		return id, nil
+	}
+	err = tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE layer = ? AND user_id IN (`+users+`)
+		AND retired_at IS NULL AND json_extract(metadata, '$.`+memory.MetaEntityID+`') = ? ORDER BY seq DESC LIMIT 1`,
+		append(append([]any{string(memory.LayerEntity)}, anys(person)...), norm)...).Scan(&page)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("find the page of %q: %w", name, err)
+	}
+	if found {
+		if page != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET page_id = ? WHERE id = ?`, page, id); err != nil {
+				return "", fmt.Errorf("link node %s to its page: %w", id, err)
 			}
 		}
 		return id, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("read node %q: %w", name, err)
-	}
-	var page string
-	err = tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE layer = ? AND user_id = ? AND agent_id = ?
-		AND retired_at IS NULL AND json_extract(metadata, '$.`+memory.MetaEntityID+`') = ? ORDER BY seq DESC LIMIT 1`,
-		string(memory.LayerEntity), o.UserID, o.AgentID, norm).Scan(&page)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("find the page of %q: %w", name, err)
 	}
 	id = memory.NewGraphID("e", at)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at)
@@ -193,6 +213,27 @@ func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, name string, t 
 		return "", fmt.Errorf("add node %q: %w", name, err)
 	}
 	return id, nil
+}
+
+// heldOfSubject reads the held records of a relation whose subject is the
+// person's entity named as node src is: those of src and of any other node
+// of that name the person has (two user ids of an alias group may each
+// have one), whichever agent learnt them.
+func heldOfSubject(ctx context.Context, tx *sql.Tx, person []string, src, relation string) ([]memory.GraphEdge, error) {
+	return queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
+		WHERE expired_at IS NULL AND relation = ? AND src IN (
+			SELECT n.id FROM graph_nodes n, graph_nodes s
+			WHERE s.id = ? AND n.norm = s.norm AND n.user_id IN (`+placeholders(len(person))+`))
+		ORDER BY seq`, append([]any{relation, src}, anys(person)...)...)
+}
+
+// anys converts strings to query arguments.
+func anys(vals []string) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = v
+	}
+	return out
 }
 
 func expireRecord(ctx context.Context, tx *sql.Tx, rel string, at time.Time, how, by string) error {

@@ -9,8 +9,8 @@ import (
 	"hyatlas/backend/memory"
 )
 
-// GraphExport reads the graph of the owners in scope: its nodes, every
-// record of every relation (oldest first, with the relation's evidence),
+// GraphExport reads the graph of the owners in scope: its nodes (and the
+// nodes its records touch), every record of every relation (oldest first, with the relation's evidence),
 // and the links whose first fact is in scope.
 func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.GraphExport, error) {
 	var g memory.GraphExport
@@ -35,6 +35,11 @@ func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.Gra
 		return g, err
 	}
 	g.Relations = edges
+	// A person's agents share entities: the records in scope may touch
+	// nodes another agent of theirs made.
+	if g.Nodes, err = s.addTouched(ctx, g.Nodes, edges); err != nil {
+		return g, err
+	}
 	var lw where
 	lw.scope("m.", scope)
 	err = s.query(ctx, `SELECT l.a, l.b, l.kind, l.at FROM links l JOIN memories m ON m.id = l.a`+lw.sql()+` ORDER BY l.at, l.a, l.b`,
@@ -53,8 +58,8 @@ func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.Gra
 }
 
 // importGraph merges an exported graph in, inside an import's
-// transaction. An entity already here under the same name (for the same
-// owner) is used as is; a new one keeps its id unless that id is taken.
+// transaction. An entity already here under the same name for the same
+// user (under any agent: a person's agents share entities) is used as is; a new one keeps its id unless that id is taken.
 // A relation whose id is here already is left as it is; one the owner
 // holds already with the same ends (learnt here too) only gains the
 // evidence; any other comes in with all its records. Evidence and links
@@ -105,12 +110,12 @@ func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport) (memory.
 }
 
 // importNode returns the id the exported node has here, creating it when
-// the owner has no entity of that name.
+// the user has no entity of that name.
 func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode) (string, bool, error) {
 	norm := memory.NormalizeText(n.Name)
 	var id string
-	err := tx.QueryRowContext(ctx, `SELECT id FROM graph_nodes WHERE user_id = ? AND agent_id = ? AND norm = ?`,
-		n.Owner.UserID, n.Owner.AgentID, norm).Scan(&id)
+	err := tx.QueryRowContext(ctx, `SELECT id FROM graph_nodes WHERE user_id = ? AND norm = ?
+		ORDER BY created_at, seq LIMIT 1`, n.Owner.UserID, norm).Scan(&id)
 	if err == nil {
 		return id, false, nil
 	}

@@ -73,7 +73,8 @@ func retireRelationRows(ctx context.Context, tx *sql.Tx, rels []string, r memory
 // reholdRelations holds again the relations that lost their support while
 // id was retired (their last record says evidence_retired, or
 // evidence_deleted when the others behind them were deleted meanwhile), by memory.PlanRehold
-// against the subject's records held by then, and restores their L5 rows
+// against the subject's records held by then (whichever of the person's
+// agents learnt them), and restores their L5 rows
 // retired for the lost evidence. A relation learnt again meanwhile under
 // another id gains this one's evidence instead.
 func reholdRelations(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *memory.Cascade) error {
@@ -86,9 +87,14 @@ func reholdRelations(ctx context.Context, tx *sql.Tx, id string, at time.Time, c
 		return err
 	}
 	for _, rec := range last {
-		held, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
-			WHERE expired_at IS NULL AND user_id = ? AND agent_id = ? AND src = ? AND relation = ?`,
-			rec.Owner.UserID, rec.Owner.AgentID, rec.From, rec.Relation)
+		// The person is every user id with records on the subject: only a
+		// person's own user ids share a node.
+		person, err := queryStrings(ctx, tx, `SELECT user_id FROM graph_nodes WHERE id = ?
+			UNION SELECT user_id FROM graph_edges WHERE src = ? OR dst = ?`, rec.From, rec.From, rec.From)
+		if err != nil {
+			return err
+		}
+		held, err := heldOfSubject(ctx, tx, person, rec.From, rec.Relation)
 		if err != nil {
 			return err
 		}

@@ -39,13 +39,27 @@ func (s *Store) GraphAll(ctx context.Context) ([]memory.GraphNode, []memory.Grap
 	return nodes, edges, nil
 }
 
+// inScope adds to w (on graph_nodes n) the nodes of the scope's graph:
+// those its owners made, and those that records of theirs touch (a
+// person's agents share their entities).
+func inScope(w *where, scope memory.Scope) {
+	var own, used where
+	own.scope("n.", scope)
+	if len(own.conds) == 0 {
+		return
+	}
+	used.scope("g.", scope)
+	w.add("("+own.and()+` OR EXISTS (SELECT 1 FROM graph_edges g
+		WHERE (g.src = n.id OR g.dst = n.id) AND `+used.and()+"))", append(own.args, used.args...)...)
+}
+
 // GraphAround finds a node in scope by id or normalised name and returns
-// it with the records held now that touch it and the nodes at their
-// other ends; ENOTFOUND when there is no such node.
+// it with the records in scope held now that touch it and the nodes at
+// their other ends; ENOTFOUND when there is no such node.
 func (s *Store) GraphAround(ctx context.Context, scope memory.Scope, node string) (memory.GraphNode, []memory.GraphEdge, []memory.GraphNode, error) {
 	var w where
-	w.scope("n.", scope)
 	w.add("(n.id = ? OR n.norm = ?)", node, memory.NormalizeText(node))
+	inScope(&w, scope)
 	found, err := s.queryNodes(ctx, w)
 	if err != nil {
 		return memory.GraphNode{}, nil, nil, err
@@ -54,8 +68,10 @@ func (s *Store) GraphAround(ctx context.Context, scope memory.Scope, node string
 		return memory.GraphNode{}, nil, nil, memory.Errorf(memory.ENOTFOUND, "no entity %q in the graph", node)
 	}
 	center := found[0]
-	edges, err := queryEdges(ctx, s.reader, `SELECT `+edgeColumns+` FROM graph_edges
-		WHERE expired_at IS NULL AND (src = ? OR dst = ?) ORDER BY seq`, center.ID, center.ID)
+	var ew where
+	ew.add("expired_at IS NULL AND (src = ? OR dst = ?)", center.ID, center.ID)
+	ew.scope("", scope)
+	edges, err := queryEdges(ctx, s.reader, `SELECT `+edgeColumns+` FROM graph_edges`+ew.sql()+` ORDER BY seq`, ew.args...)
 	if err != nil {
 		return memory.GraphNode{}, nil, nil, err
 	}
@@ -124,15 +140,16 @@ func (s *Store) GraphEvidence(ctx context.Context, edges []memory.GraphEdge) err
 	return fillEvidence(ctx, s.reader, ptrs)
 }
 
-// GraphCounts counts the nodes and held relations in scope.
+// GraphCounts counts the nodes and held relations in scope (the nodes its
+// owners made or its records touch).
 func (s *Store) GraphCounts(ctx context.Context, scope memory.Scope) (int, int, error) {
 	var nodes, edges int
-	var w where
-	w.scope("", scope)
-	held := w
+	var nw, held where
+	inScope(&nw, scope)
+	held.scope("", scope)
 	held.add("expired_at IS NULL")
-	err := s.reader.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_nodes`+w.sql()+`),
-		(SELECT count(*) FROM graph_edges`+held.sql()+`)`, append(append([]any{}, w.args...), held.args...)...).Scan(&nodes, &edges)
+	err := s.reader.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM graph_nodes n`+nw.sql()+`),
+		(SELECT count(*) FROM graph_edges`+held.sql()+`)`, append(append([]any{}, nw.args...), held.args...)...).Scan(&nodes, &edges)
 	if err != nil {
 		return 0, 0, fmt.Errorf("count the graph: %w", err)
 	}
