@@ -130,6 +130,8 @@ type ListFilter struct {
 	CreatedTo      time.Time // only rows created at or before (zero: no bound)
 	EventFrom      time.Time // only rows whose event time is at or after (zero: no bound)
 	EventTo        time.Time // only rows whose event time is before (zero: no bound)
+	DueFrom        time.Time // only rows due at or after (zero: no bound)
+	DueTo          time.Time // only rows due before (zero: no bound)
 	Oldest         bool      // oldest first instead of newest first
 	// MinStrength and MaxStrength bound strength (inclusive) when set.
 	MinStrength, MaxStrength *float64

@@ -11,7 +11,8 @@ import (
 // built from calendar days in the owner's time zone.
 type DateWindow struct {
 	From, To time.Time
-	Phrase   string // the words of the query that named it, as written
+	Phrase   string         // the words of the query that named it, as written
+	loc      *time.Location // the owner's zone the days are in
 }
 
 // ParseQueryDates finds the first date expression in query and resolves it
@@ -21,7 +22,9 @@ type DateWindow struct {
 //
 // Rules: matching is case-insensitive English on whole words (a date word
 // glued to a letter or digit is not a date word); of several expressions the
-// one that starts first wins, and at one start the longest form wins. A nil
+// one that starts first wins, and at one start the longest form wins. A
+// bare year ("error 2003") names its year but stays in rest: the number may
+// be a code or a version as well. A nil
 // loc means UTC. Every window holds at least one whole local day, and its
 // edges are local midnights, so From < To always holds when ok. When ok is
 // false, rest is query unchanged. The forms are listed in querydates_words.go.
@@ -40,7 +43,10 @@ func ParseQueryDates(query string, now time.Time, loc *time.Location) (w DateWin
 			continue
 		}
 		start, end := p.toks[i].start, p.byteEnd(h.end)
-		w = DateWindow{From: from, To: to, Phrase: query[start:end]}
+		w = DateWindow{From: from, To: to, Phrase: query[start:end], loc: loc}
+		if h.keep {
+			return w, query, true
+		}
 		return w, qdTidy(query[:start] + " " + query[end:]), true
 	}
 	return DateWindow{}, query, false
@@ -68,9 +74,33 @@ type qdParser struct {
 }
 
 // qdHit is a matched phrase: tokens up to end (exclusive), naming span.
+// keep says its words stay among the keywords (a bare year); cycle is how
+// often a form without a year or week recurs (see qdSpan.next).
 type qdHit struct {
-	end  int
-	span qdSpan
+	end   int
+	span  qdSpan
+	keep  bool
+	cycle qdCycle
+}
+
+// qdCycle is how a date form without its year (or week) recurs.
+type qdCycle int
+
+const (
+	qdOnce   qdCycle = iota // fixed: an explicit date, a relative day
+	qdWeekly                // a bare weekday
+	qdYearly                // a month or a day of a month without a year
+)
+
+// next is the span one cycle later.
+func (s qdSpan) next(c qdCycle) qdSpan {
+	switch c {
+	case qdWeekly:
+		return qdSpan{s.from.add(7), s.to.add(7)}
+	case qdYearly:
+		return qdSpan{s.from.addMonths(12), s.to.addMonths(12)}
+	}
+	return s
 }
 
 // qdSpan is a half-open range of calendar days [from, to).
@@ -94,7 +124,7 @@ var qdForms = []qdForm{
 // "since" form, a preposition with a form, or a form alone.
 func (p *qdParser) longest(i int) (qdHit, bool) {
 	best, found := p.single(i, false)
-	for _, f := range []func(int) (qdHit, bool){p.between, p.since, p.prep} {
+	for _, f := range []func(int) (qdHit, bool){p.between, p.since, p.prep, p.openEnded, p.anchored} {
 		if h, ok := f(i); ok && h.span.valid() && (!found || h.end > best.end) {
 			best, found = h, true
 		}
@@ -121,7 +151,42 @@ func (p *qdParser) prep(i int) (qdHit, bool) {
 	if !ok {
 		return qdHit{}, false
 	}
-	return p.single(i+1, ctx)
+	h, ok := p.single(i+1, ctx)
+	h.keep = false // a year after "in" is a year
+	return h, ok
+}
+
+// The ends of the open-ended windows: the first and the last day a date
+// may have (memory.ValidTime).
+var (
+	qdFirstDay = qdDate(1, 1, 1)
+	qdLastDay  = qdDate(9999, 12, 31)
+)
+
+// openEnded matches "before|prior to|earlier than X" (every day before X),
+// "until|till X" (up to the end of X) and "after|later than X" (every day
+// after X): the window is not X itself.
+func (p *qdParser) openEnded(i int) (qdHit, bool) {
+	j, kind := i+1, p.word(i)
+	switch {
+	case kind == "prior" && p.is(i+1, "to"), (kind == "earlier" || kind == "later") && p.is(i+1, "than"):
+		j = i + 2
+	case kind == "before" || kind == "after" || kind == "until" || kind == "till":
+	default:
+		return qdHit{}, false
+	}
+	h, ok := p.single(j, true)
+	if !ok {
+		return qdHit{}, false
+	}
+	switch kind {
+	case "before", "prior", "earlier":
+		return qdHit{end: h.end, span: qdSpan{qdFirstDay, h.span.from}}, true
+	case "until", "till":
+		return qdHit{end: h.end, span: qdSpan{qdFirstDay, h.span.to}}, true
+	default:
+		return qdHit{end: h.end, span: qdSpan{h.span.to, qdLastDay.add(1)}}, true
+	}
 }
 
 // since matches "since X": from the start of X to the end of today. X must
@@ -139,7 +204,9 @@ func (p *qdParser) since(i int) (qdHit, bool) {
 
 // between matches "between X and Y" and "from X to|until|till|through Y":
 // the days from the earlier start to the later end, so "between 2022 and
-// 2020" is 2020 to 2022 too.
+// 2020" is 2020 to 2022 too. A Y without its year or week that falls
+// before X is its next one ("from December 20 to January 5" asked in
+// January runs over New Year; "from Friday to Sunday" over a weekend).
 func (p *qdParser) between(i int) (qdHit, bool) {
 	var joins []string
 	switch p.word(i) {
@@ -157,6 +224,9 @@ func (p *qdParser) between(i int) (qdHit, bool) {
 	b, ok := p.single(a.end+1, true)
 	if !ok {
 		return qdHit{}, false
+	}
+	if b.span.from.before(a.span.from) && b.cycle != qdOnce {
+		b.span = b.span.next(b.cycle)
 	}
 	s := a.span
 	if b.span.from.before(s.from) {
@@ -314,13 +384,49 @@ func (p *qdParser) isoDate(i int, _ bool) (qdHit, bool) {
 	if (sep != '-' && sep != '/') || !qdYearOK(y) || m < 1 || m > 12 || p.toks[i+2].digits > 2 {
 		return qdHit{}, false
 	}
-	if d := p.glued(i+4, sep); d > 0 && p.toks[i+4].digits <= 2 && p.toks[i+4].rok && qdValidDay(y, time.Month(m), d) {
-		return qdHit{end: i + 5, span: qdDate(y, time.Month(m), d).daySpan()}, true
+	if d := p.glued(i+4, sep); d > 0 && p.toks[i+4].digits <= 2 && qdValidDay(y, time.Month(m), d) {
+		if p.toks[i+4].rok {
+			return qdHit{end: i + 5, span: qdDate(y, time.Month(m), d).daySpan()}, true
+		}
+		if end, ok := p.isoTime(i + 5); ok && sep == '-' {
+			return qdHit{end: end, span: qdDate(y, time.Month(m), d).daySpan()}, true
+		}
 	}
 	if sep == '-' && p.toks[i+2].rok {
 		return qdHit{end: i + 3, span: qdMonthSpan(y, time.Month(m))}, true
 	}
 	return qdHit{}, false
+}
+
+// isoTime matches the time part glued to an ISO day at token i
+// ("T10:00", "T10:00:00.5Z", "T23:30:00+02:00") and returns the index
+// after it. The day is the one written: the timestamp's own calendar day.
+func (p *qdParser) isoTime(i int) (int, bool) {
+	if i >= len(p.toks) || p.toks[i].word != "t" || p.toks[i].start != p.toks[i-1].end {
+		return 0, false
+	}
+	j := i + 1
+	glued := func(k int) bool { return k < len(p.toks) && p.toks[k].start == p.toks[k-1].end }
+	if !glued(j) || p.toks[j].digits != 2 || !p.punctAt(j+1, ':') || !glued(j+2) || p.toks[j+2].digits != 2 {
+		return 0, false
+	}
+	j += 3
+	for (p.punctAt(j, ':') || p.punctAt(j, '.')) && glued(j+1) && p.toks[j+1].isNum() {
+		j += 2 // seconds, fractions
+	}
+	switch {
+	case glued(j) && p.toks[j].word == "z":
+		j++
+	case (p.punctAt(j, '+') || p.punctAt(j, '-')) && glued(j+1) && p.toks[j+1].isNum():
+		j += 2
+		if p.punctAt(j, ':') && glued(j+1) && p.toks[j+1].isNum() {
+			j += 2
+		}
+	}
+	if glued(j) && p.toks[j].word != "" || glued(j) && p.toks[j].isNum() {
+		return 0, false // more letters or digits glued on: not a timestamp
+	}
+	return j, true
 }
 
 // usDate matches month/day/year (5/7/2023); when the first number cannot be
@@ -358,7 +464,7 @@ func (p *qdParser) year(i int, _ bool) (qdHit, bool) {
 	if !ok || t.digits != 4 || t.ord || !qdYearOK(t.num) {
 		return qdHit{}, false
 	}
-	return qdHit{end: i + 1, span: qdYearSpan(t.num)}, true
+	return qdHit{end: i + 1, span: qdYearSpan(t.num), keep: true}, true
 }
 
 func qdYearOK(y int) bool { return y >= 1900 && y <= 2100 }

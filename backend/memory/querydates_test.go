@@ -89,8 +89,38 @@ var qdCases = []qdCase{
 	{"what shipped in may", true, "2026-05-01", "2026-06-01", "what shipped"},
 	// years
 	{"in 2023", true, "2023-01-01", "2024-01-01", ""},
-	{"the 2023 roadmap", true, "2023-01-01", "2024-01-01", "the roadmap"},
-	{"notes (2023)", true, "2023-01-01", "2024-01-01", "notes"},
+	// a bare year names its year but stays a keyword (a code, a version)
+	{"the 2023 roadmap", true, "2023-01-01", "2024-01-01", "the 2023 roadmap"},
+	{"notes (2023)", true, "2023-01-01", "2024-01-01", "notes (2023)"},
+	{"MySQL error 2003", true, "2003-01-01", "2004-01-01", "MySQL error 2003"},
+	// before, until: every day before X, or to its end
+	{"what happened before 2024?", true, "0001-01-01", "2024-01-01", "what happened?"},
+	{"prior to March 2023", true, "0001-01-01", "2023-03-01", ""},
+	{"earlier than May 7, 2023", true, "0001-01-01", "2023-05-07", ""},
+	{"until May 2023", true, "0001-01-01", "2023-06-01", ""},
+	// a unit before or after a date counts from that date
+	{"What did John do the week before August 3, 2023?", true, "2023-07-27", "2023-08-03", "What did John do?"},
+	{"last weekend before April 10, 2023", true, "2023-04-08", "2023-04-10", ""},
+	{"shown on the Sunday before October 25, 2022", true, "2022-10-23", "2022-10-24", "shown"},
+	{"the puppy she got two weeks before August 11, 2023", true, "2023-07-28", "2023-08-04", "the puppy she got"},
+	{"on the Saturday after October 28, 2023", true, "2023-11-04", "2023-11-05", ""},
+	{"the day after May 7, 2023", true, "2023-05-08", "2023-05-09", ""},
+	{"the month before March 2023", true, "2023-02-01", "2023-03-01", ""},
+	{"over the weekend before 4th October, 2023", true, "2023-09-30", "2023-10-02", ""},
+	// months that are also names or words need context
+	{"in June", true, "2026-06-01", "2026-07-01", ""},
+	{"June 5", true, "2026-06-05", "2026-06-06", ""},
+	// an abbreviation may carry its period
+	{"on Jan. 5, 2024", true, "2024-01-05", "2024-01-06", ""},
+	{"Sept. 12", true, "2026-09-12", "2026-09-13", ""},
+	{"in Aug. 2025", true, "2025-08-01", "2025-09-01", ""},
+	// a weekday before a full date is that date
+	{"what happened on Monday, May 4, 2026", true, "2026-05-04", "2026-05-05", "what happened"},
+	{"notes of Tuesday 5 May 2026", true, "2026-05-05", "2026-05-06", "notes of"},
+	// ISO timestamps: the day written
+	{"what failed at 2023-05-07T10:00:00Z", true, "2023-05-07", "2023-05-08", "what failed at"},
+	{"deploy log 2023-05-07T23:30:00+02:00", true, "2023-05-07", "2023-05-08", "deploy log"},
+	{"2023-05-07T10:00:00.250-05:00 crash", true, "2023-05-07", "2023-05-08", "crash"},
 	// specific days
 	{"2023-05", true, "2023-05-01", "2023-06-01", ""},
 	{"2023-05-07", true, "2023-05-07", "2023-05-08", ""},
@@ -137,6 +167,12 @@ var qdCases = []qdCase{
 	qdNo("2023-13-01"),
 	qdNo("0 days ago"),
 	qdNo("May I ask"),
+	qdNo("What did June say?"),
+	qdNo("what did Jean go through before meeting Maria?"),
+	qdNo("how did she feel after the accident?"),
+	qdNo("April's idea"),
+	qdNo("August asked for the keys"),
+	qdNo("2023-05-07T10:00x"),
 	qdNo(""),
 }
 
@@ -264,5 +300,63 @@ func TestParseQueryDates_NoPanic(t *testing.T) {
 			t.Errorf("%q: no date but rest %q", q, rest)
 		}
 		ParseQueryDates(q, time.Time{}, nil)
+	}
+}
+
+// "after X" is every day after X, to the last day a date may have.
+func TestParseQueryDates_AfterRunsToTheLastDay(t *testing.T) {
+	now, loc := qdTestClock(t)
+	for q, first := range map[string]time.Time{
+		"what changed after 2024":      time.Date(2025, 1, 1, 0, 0, 0, 0, loc),
+		"later than March 2023":        time.Date(2023, 4, 1, 0, 0, 0, 0, loc),
+		"after Monday, what happened?": time.Date(2026, 11, 24, 0, 0, 0, 0, loc),
+	} {
+		w, _, ok := ParseQueryDates(q, now, loc)
+		if !ok || !w.From.Equal(first) || w.To.Year() < 9999 {
+			t.Errorf("%q: ok=%v [%s, %s), want from %s to the year 9999", q, ok, w.From.In(loc), w.To, first)
+		}
+	}
+}
+
+// A range's end without its year (or week) that would fall before its
+// start is its next one, so a range runs forward over New Year or a
+// weekend.
+func TestParseQueryDates_RangesRunForward(t *testing.T) {
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 12, 0, 0, 0, time.UTC) }
+	cases := []struct {
+		q             string
+		now           time.Time
+		inside, outer []time.Time
+	}{
+		{"what did I do from December 20 to January 5", day(2027, 1, 3),
+			[]time.Time{day(2026, 12, 25), day(2027, 1, 2)}, []time.Time{day(2026, 7, 1)}},
+		{"between Dec 20 and Jan 5", day(2027, 1, 3),
+			[]time.Time{day(2026, 12, 25), day(2027, 1, 2)}, []time.Time{day(2026, 7, 1)}},
+		{"what happened from November to February", day(2027, 1, 15),
+			[]time.Time{day(2026, 12, 15)}, []time.Time{day(2026, 7, 1)}},
+		// Sunday 3 January 2027: Friday is 1 January, a bare Sunday 27 December.
+		{"what did I do from Friday to Sunday", day(2027, 1, 3),
+			[]time.Time{day(2027, 1, 2)}, []time.Time{day(2026, 12, 29)}},
+		// explicit years are taken as written, in either order
+		{"between 2022 and 2020", day(2027, 1, 3), []time.Time{day(2021, 6, 1)}, []time.Time{day(2023, 1, 2)}},
+	}
+	for _, c := range cases {
+		w, _, ok := ParseQueryDates(c.q, c.now, time.UTC)
+		if !ok {
+			t.Errorf("%q: no window", c.q)
+			continue
+		}
+		for _, d := range c.inside {
+			if !inWindow(d, w) {
+				t.Errorf("%q asked %s: [%s, %s) misses %s", c.q, c.now.Format("2006-01-02"), w.From.Format("2006-01-02"),
+					w.To.Format("2006-01-02"), d.Format("2006-01-02"))
+			}
+		}
+		for _, d := range c.outer {
+			if inWindow(d, w) {
+				t.Errorf("%q asked %s: [%s, %s) holds %s", c.q, c.now.Format("2006-01-02"), w.From.Format("2006-01-02"),
+					w.To.Format("2006-01-02"), d.Format("2006-01-02"))
+			}
+		}
 	}
 }

@@ -38,9 +38,20 @@ import "time"
 //     Y" and "from X to|until|till|through Y" from the start of the earlier
 //     of X and Y to the end of the later.
 //
-// Bare "may" and "march" (and month abbreviations such as "sep") are months
-// only after in, during, from, since, between or the range joins; with a day
-// number, a year, or last/this/next they are months anywhere.
+// Bare "may", "march", "april", "june" and "august" (and month abbreviations
+// such as "sep") are months only after in, during, from, since, between or
+// the range joins; with a day number, a year, or last/this/next they are
+// months anywhere. An abbreviation may carry its period ("Jan. 5").
+//
+// A weekday written before a full date ("Monday, May 4, 2026") is that
+// date. "before|prior to|earlier than X" is every day before X, "until|till
+// X" every day to the end of X, "after|later than X" every day after X. A
+// unit before or after a date is counted from that date, not from today:
+// "[on|over] [the|last] day|week|weekend|month|year|Monday before|after X"
+// (the week before X is the seven days before it; the weekend and the
+// Monday the ones nearest before it), and "N days|weeks|months|years
+// before|after X" (the N-th such unit from X).
+// ISO days may carry a time ("2023-05-07T10:00:00Z"): the day written.
 
 // qdUnit is a calendar unit of the relative forms.
 type qdUnit int
@@ -84,13 +95,14 @@ var qdWeekdays = map[string]time.Weekday{
 }
 
 // qdMonths maps month names and abbreviations; short marks an abbreviation
-// or a name that is also a common word (may, march), which needs context.
+// or a name that is also a common word or a first name (may, march, april,
+// june, august), which needs context.
 var qdMonths = map[string]struct {
 	m     time.Month
 	short bool
 }{
-	"january": {1, false}, "february": {2, false}, "march": {3, true}, "april": {4, false},
-	"may": {5, true}, "june": {6, false}, "july": {7, false}, "august": {8, false},
+	"january": {1, false}, "february": {2, false}, "march": {3, true}, "april": {4, true},
+	"may": {5, true}, "june": {6, true}, "july": {7, false}, "august": {8, true},
 	"september": {9, false}, "october": {10, false}, "november": {11, false}, "december": {12, false},
 	"jan": {1, true}, "feb": {2, true}, "mar": {3, true}, "apr": {4, true}, "jun": {6, true},
 	"jul": {7, true}, "aug": {8, true}, "sep": {9, true}, "sept": {9, true}, "oct": {10, true},
@@ -278,6 +290,17 @@ func (p *qdParser) weekday(i int, _ bool) (qdHit, bool) {
 	if !ok {
 		return qdHit{}, false
 	}
+	if rel == "" {
+		k := j + 1
+		if p.punctAt(k, ',') {
+			k++
+		}
+		for _, f := range []qdForm{(*qdParser).monthDay, (*qdParser).dayMonth, (*qdParser).isoDate, (*qdParser).usDate} {
+			if h, ok := f(p, k, true); ok && h.span.valid() {
+				return h, true // "Monday, May 4, 2026": the date written
+			}
+		}
+	}
 	t := p.today
 	fromMonday := (int(wd) + 6) % 7
 	var d qdDay
@@ -288,20 +311,36 @@ func (p *qdParser) weekday(i int, _ bool) (qdHit, bool) {
 		d = t.monday().add(7 + fromMonday)
 	default: // the most recent one before today
 		d = t.add(-((int(t.weekday())-int(wd)+6)%7 + 1))
+		return qdHit{end: j + 1, span: d.daySpan(), cycle: qdWeekly}, true
 	}
 	return qdHit{end: j + 1, span: d.daySpan()}, true
 }
 
-// month is the month named by token i.
-func (p *qdParser) month(i int) (time.Month, bool, bool) {
-	m, ok := qdMonths[p.word(i)]
-	return m.m, m.short, ok
+// month is the month named by token i and the index after it: an
+// abbreviation's glued period ("Jan.") is part of it.
+func (p *qdParser) month(i int) (m time.Month, short bool, next int, ok bool) {
+	name, ok := qdMonths[p.word(i)]
+	if !ok {
+		return 0, false, i, false
+	}
+	next = i + 1
+	if p.punctAt(next, '.') && qdAbbreviations[p.word(i)] {
+		next++
+	}
+	return name.m, name.short, next, true
+}
+
+// qdAbbreviations are the month names that are abbreviations (and may
+// carry a period).
+var qdAbbreviations = map[string]bool{
+	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true,
+	"sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
 }
 
 // monthRel matches last|previous|this|next March.
 func (p *qdParser) monthRel(i int, _ bool) (qdHit, bool) {
 	shift, ok := qdShifts[p.word(i)]
-	m, _, mok := p.month(i + 1)
+	m, _, next, mok := p.month(i + 1)
 	if !ok || !mok {
 		return qdHit{}, false
 	}
@@ -312,13 +351,13 @@ func (p *qdParser) monthRel(i int, _ bool) (qdHit, bool) {
 	case shift > 0 && m <= t.m:
 		y++
 	}
-	return qdHit{end: i + 2, span: qdMonthSpan(y, m)}, true
+	return qdHit{end: next, span: qdMonthSpan(y, m)}, true
 }
 
 // monthBare matches a month name alone: the most recent such month that has
 // started. Short names need ctx.
 func (p *qdParser) monthBare(i int, ctx bool) (qdHit, bool) {
-	m, short, ok := p.month(i)
+	m, short, next, ok := p.month(i)
 	if !ok || short && !ctx {
 		return qdHit{}, false
 	}
@@ -326,16 +365,15 @@ func (p *qdParser) monthBare(i int, ctx bool) (qdHit, bool) {
 	if m > p.today.m {
 		y--
 	}
-	return qdHit{end: i + 1, span: qdMonthSpan(y, m)}, true
+	return qdHit{end: next, span: qdMonthSpan(y, m), cycle: qdYearly}, true
 }
 
 // monthYear matches "March 2023", "March of 2023" and "March, 2023".
 func (p *qdParser) monthYear(i int, _ bool) (qdHit, bool) {
-	m, _, ok := p.month(i)
+	m, _, j, ok := p.month(i)
 	if !ok {
 		return qdHit{}, false
 	}
-	j := i + 1
 	if p.is(j, "of") || p.punctAt(j, ',') {
 		j++
 	}
@@ -348,11 +386,11 @@ func (p *qdParser) monthYear(i int, _ bool) (qdHit, bool) {
 
 // monthDay matches "May 7", "May 7th" and "May 7, 2023".
 func (p *qdParser) monthDay(i int, _ bool) (qdHit, bool) {
-	m, _, ok := p.month(i)
+	m, _, next, ok := p.month(i)
 	if !ok {
 		return qdHit{}, false
 	}
-	return p.dayOf(m, i+1, i+2)
+	return p.dayOf(m, next, next+1)
 }
 
 // dayMonth matches "7 May", "7th of May", "the 7th of May 2023".
@@ -365,11 +403,11 @@ func (p *qdParser) dayMonth(i int, _ bool) (qdHit, bool) {
 	if p.is(k, "of") {
 		k++
 	}
-	m, _, ok := p.month(k)
+	m, _, next, ok := p.month(k)
 	if !ok {
 		return qdHit{}, false
 	}
-	return p.dayOf(m, j, k+1)
+	return p.dayOf(m, j, next)
 }
 
 // dayOf reads the day number at di of month m; the phrase ends before token
@@ -400,7 +438,7 @@ func (p *qdParser) dayOf(m time.Month, di, end int) (qdHit, bool) {
 	if !qdValidDay(y, m, t.num) {
 		return qdHit{}, false
 	}
-	return qdHit{end: end, span: qdDate(y, m, t.num).daySpan()}, true
+	return qdHit{end: end, span: qdDate(y, m, t.num).daySpan(), cycle: qdYearly}, true
 }
 
 // yearAt is the free-standing year at token i and the index after it, or 0.
@@ -409,4 +447,88 @@ func (p *qdParser) yearAt(i int) (int, int) {
 		return h.span.from.y, h.end
 	}
 	return 0, i
+}
+
+// anchored matches a unit counted from a date: "[on|over|in] [the|last]
+// week|weekend|day|month|year|Monday before|after X" and "N units
+// before|after X" (see the list at the top of this file).
+func (p *qdParser) anchored(i int) (qdHit, bool) {
+	j := i
+	if _, ok := qdPreps[p.word(j)]; ok {
+		j++
+	}
+	if p.is(j, "the", "last", "that") {
+		j++
+	}
+	n, unit, wd, named := 1, qdDayUnit, time.Weekday(-1), ""
+	if k, ok := qdWeekdays[p.word(j)]; ok {
+		wd, j = k, j+1
+	} else if p.is(j, "weekend") {
+		named, j = "weekend", j+1
+	} else if u, ok := qdUnits[p.word(j)]; ok && !u.plural {
+		unit, j = u.u, j+1
+	} else if c, k, ok := p.count(j, false); ok {
+		u, uok := qdUnits[p.word(k)]
+		if !uok || !u.plural && c != 1 {
+			return qdHit{}, false
+		}
+		n, unit, j = c, u.u, k+1
+	} else {
+		return qdHit{}, false
+	}
+	after := p.is(j, "after")
+	if !after && !p.is(j, "before") {
+		return qdHit{}, false
+	}
+	x, ok := p.single(j+1, true)
+	if !ok {
+		return qdHit{}, false
+	}
+	var s qdSpan
+	switch {
+	case wd >= 0:
+		d := x.span.from.add(-1) // the nearest such weekday before X, or after it
+		step := -1
+		if after {
+			d, step = x.span.to, 1
+		}
+		for d.weekday() != wd {
+			d = d.add(step)
+		}
+		s = d.daySpan()
+	case named == "weekend":
+		sun := x.span.from.add(-1)
+		for sun.weekday() != time.Sunday {
+			sun = sun.add(-1)
+		}
+		if after {
+			sun = x.span.to
+			for sun.weekday() != time.Sunday {
+				sun = sun.add(1)
+			}
+		}
+		s = qdSpan{sun.add(-1), sun.add(1)}
+	default:
+		s = unitFrom(x.span, unit, n, after)
+	}
+	return qdHit{end: x.end, span: s}, true
+}
+
+// unitFrom is the n-th unit before the start of x, or after its end.
+func unitFrom(x qdSpan, u qdUnit, n int, after bool) qdSpan {
+	move := func(d qdDay, k int) qdDay {
+		switch u {
+		case qdWeekUnit:
+			return d.add(7 * k)
+		case qdMonthUnit:
+			return d.addMonths(k)
+		case qdYearUnit:
+			return d.addMonths(12 * k)
+		}
+		return d.add(k)
+	}
+	if after {
+		return qdSpan{move(x.to, n-1), move(x.to, n)}
+	}
+	return qdSpan{move(x.from, -n), move(x.from, -n+1)}
 }

@@ -94,3 +94,94 @@ func TestSearch_WindowRowsKeepTheirKeywordScore(t *testing.T) {
 			pos[trip.ID], pos[other.ID], ids(res))
 	}
 }
+
+// hitWhy is the why of id among a search's hits, and whether it is one.
+func hitWhy(t *testing.T, r *rig, q, id string) (memory.Why, bool) {
+	t.Helper()
+	res := searchRes(t, r, memory.SearchInput{Query: q, Limit: 10, MinScore: f64(0)})
+	for _, h := range res.Hits {
+		if h.Memory.ID == id {
+			return h.Why, true
+		}
+	}
+	return memory.Why{}, false
+}
+
+// How a date in the query meets the memories' dates, each rule in the
+// case that once broke it.
+func TestSearch_DatesInTheQuery(t *testing.T) {
+	utc := func(y int, m time.Month, d, h int) time.Time { return time.Date(y, m, d, h, 0, 0, 0, time.UTC) }
+	west := time.FixedZone("UTC-4", -4*3600)
+	cases := []struct {
+		name  string
+		loc   *time.Location
+		rows  []memory.Memory // the first is the one asked about
+		query string
+		dated bool // the first row must be a hit with a date part (else: a hit, or absent when absent)
+		// absent: the first row must not be a hit
+		absent bool
+	}{
+		{"before X is every day before X, not X", time.UTC, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "We moved the office to Berlin", EventAt: utc(2023, 6, 10, 12)},
+			{Layer: memory.LayerFact, Content: "We hired two designers", EventAt: utc(2024, 3, 10, 12)},
+		}, "what happened before 2024?", true, false},
+		{"a person named June is not a month", time.UTC, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "June said she will move to Lisbon in the spring", EventAt: utc(2026, 11, 20, 10)},
+			{Layer: memory.LayerFact, Content: "The team shipped the billing export", EventAt: utc(2026, 6, 12, 10)},
+		}, "What did June say?", false, false},
+		{"an intention due in the window is dated in it", time.UTC, []memory.Memory{
+			{Layer: memory.LayerIntention, Category: memory.CategoryGoal, Content: "Dentist appointment at 3 pm", DueAt: utc(2026, 12, 1, 15)},
+			{Layer: memory.LayerFact, Content: "Joanna likes green tea"},
+		}, "What do I have tomorrow?", true, false},
+		{"a day without a time is that day west of UTC", west, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "Joanna ran her first half marathon", EventAt: utc(2026, 5, 1, 0)},
+			{Layer: memory.LayerFact, Content: "Joanna bought a plant", EventAt: time.Date(2026, 5, 1, 12, 0, 0, 0, west)},
+		}, "what happened on 1 May 2026", true, false},
+		{"a day without a time is not the day before west of UTC", west, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "Joanna ran her first half marathon", EventAt: utc(2026, 5, 1, 0)},
+			{Layer: memory.LayerFact, Content: "Joanna bought a plant", EventAt: time.Date(2026, 4, 30, 12, 0, 0, 0, west)},
+		}, "what happened on 30 April 2026", false, true},
+		{"a row saying this year tells of no day", time.UTC, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "Joanna's goal this year is to run a marathon", EventAt: utc(2026, 5, 5, 9)},
+			{Layer: memory.LayerFact, Content: "Joanna baked bread with her sister", EventAt: utc(2026, 5, 1, 15)},
+		}, "what happened on 1 May 2026", false, true},
+		{"a row saying since March tells of no day", time.UTC, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "Joanna has been learning Spanish since March", EventAt: utc(2026, 5, 6, 9)},
+			{Layer: memory.LayerFact, Content: "Joanna baked bread with her sister", EventAt: utc(2026, 5, 1, 15)},
+		}, "what happened on 1 May 2026", false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: c.loc}})
+			var first string
+			for i, m := range c.rows {
+				if id := r.put(t, m).ID; i == 0 {
+					first = id
+				}
+			}
+			w, ok := hitWhy(t, r, c.query, first)
+			switch {
+			case c.absent && ok:
+				t.Errorf("%q: %q is a hit (why %+v)", c.query, c.rows[0].Content, w)
+			case !c.absent && !ok:
+				t.Errorf("%q: %q is not a hit", c.query, c.rows[0].Content)
+			case c.dated && w.Date <= 0:
+				t.Errorf("%q: %q has no date part: %+v", c.query, c.rows[0].Content, w)
+			}
+		})
+	}
+}
+
+// A number that reads as a year ("error 2003") stays a keyword: the row
+// about that code ranks above a shorter one about another code.
+func TestSearch_AYearLikeNumberStaysAKeyword(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	want := r.put(t, memory.Memory{Layer: memory.LayerFact, EventAt: at,
+		Content: "MySQL error 2003 means the client cannot reach the server: check that mysqld runs and that the firewall lets port 3306 through"})
+	r.put(t, memory.Memory{Layer: memory.LayerFact, EventAt: at, Content: "MySQL error 1045 means access denied"})
+	res := searchRes(t, r, memory.SearchInput{Query: "MySQL error 2003", Limit: 5, MinScore: f64(0)})
+	if len(res.Hits) == 0 || res.Hits[0].Memory.ID != want.ID {
+		t.Errorf("the row about error 2003 should rank first: %v", ids(res))
+	}
+}

@@ -71,7 +71,7 @@ func applyBoosts(ctx context.Context, r *searchRun) error {
 	for _, c := range r.cands {
 		w := &c.why
 		switch {
-		case r.q.dated && (c.inWindow || inWindow(c.row.EventAt, r.q.window)):
+		case r.q.dated && (c.inWindow || datedIn(c.row, r.q.window)):
 			w.Date = dateBoost
 		case r.q.temporal && c.base > 0 && r.carriesDate(c.row):
 			w.Date = temporalLean

@@ -33,7 +33,7 @@ func filterCandidates(_ context.Context, r *searchRun) error {
 	onlyDate := r.q.dated && onlyGeneric(r.q.terms)
 	kept := r.cands[:0]
 	for _, c := range r.cands {
-		if onlyDate && !c.inWindow && !inWindow(c.row.EventAt, r.q.window) {
+		if onlyDate && !c.inWindow && !datedIn(c.row, r.q.window) {
 			continue
 		}
 		if c.row.Layer == LayerIntention {

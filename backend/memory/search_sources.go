@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,29 +16,75 @@ type GraphReader interface {
 	Neighbours(ctx context.Context, ids []string) (map[string][]string, error)
 }
 
-// inWindow reports whether t falls inside w.
+// inWindow reports whether t falls inside w. A date without a time of
+// day (exactly midnight UTC: how a date from a model, which names a day,
+// is kept) is that calendar day wherever the owner is: it is inside when
+// the day is one of the window's days.
 func inWindow(t time.Time, w DateWindow) bool {
-	return !t.IsZero() && !t.Before(w.From) && t.Before(w.To)
+	if t.IsZero() {
+		return false
+	}
+	if w.loc != nil && dayOnly(t) {
+		t = qdDayOf(t.UTC()).midnight(w.loc)
+	}
+	return !t.Before(w.From) && t.Before(w.To)
 }
+
+// dayOnly reports whether t names a day only: midnight UTC to the
+// millisecond.
+func dayOnly(t time.Time) bool {
+	t = t.UTC()
+	return t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() < int(time.Millisecond)
+}
+
+// datedIn reports whether a memory is dated inside w: its event time, or
+// for an intention its due time ("what do I have tomorrow").
+func datedIn(m Memory, w DateWindow) bool {
+	return inWindow(m.EventAt, w) || m.Layer == LayerIntention && inWindow(m.DueAt, w)
+}
+
+// zoneReach is the most a zone's midnight is from midnight UTC: how far
+// before a window a row dated by its day alone may be stored.
+const zoneReach = 14 * time.Hour
 
 // datedRows reads the rows dated inside the window the query names,
 // newest first ("what did we decide yesterday" must find yesterday's rows
-// even when no word matches), then the rows that tell of it (see
-// tellsOfWindow). It only reads: gatherCandidates adds them.
+// even when no word matches), the intentions due in it, then the rows
+// that tell of it (see tellsOfWindow). It only reads: gatherCandidates
+// adds them.
 func datedRows(ctx context.Context, r *searchRun) ([]Memory, error) {
 	if !r.q.dated {
 		return nil, nil
 	}
+	w := r.q.window
 	rows, _, err := r.svc.store.List(ctx, ListFilter{Layers: r.q.layers, Scope: r.q.scope,
-		EventFrom: r.q.window.From, EventTo: r.q.window.To, Limit: r.depth()})
+		EventFrom: w.From.Add(-zoneReach), EventTo: w.To, Limit: r.depth()})
 	if err != nil {
-		return nil, fmt.Errorf("list rows in %s: %w", r.q.window.Phrase, err)
+		return nil, fmt.Errorf("list rows in %s: %w", w.Phrase, err)
+	}
+	kept := rows[:0]
+	for _, m := range rows {
+		if inWindow(m.EventAt, w) {
+			kept = append(kept, m)
+		}
+	}
+	if len(r.q.layers) == 0 || slices.Contains(r.q.layers, LayerIntention) {
+		due, _, err := r.svc.store.List(ctx, ListFilter{Layers: []Layer{LayerIntention}, Scope: r.q.scope,
+			DueFrom: w.From.Add(-zoneReach), DueTo: w.To, Limit: r.depth()})
+		if err != nil {
+			return nil, fmt.Errorf("list intentions due %s: %w", w.Phrase, err)
+		}
+		for _, m := range due {
+			if inWindow(m.DueAt, w) && !inWindow(m.EventAt, w) {
+				kept = append(kept, m)
+			}
+		}
 	}
 	later, err := tellsOfWindow(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	return append(rows, later...), nil
+	return append(kept, later...), nil
 }
 
 // mentionLag is how long after a window a memory may speak of it ("last
@@ -45,7 +92,8 @@ func datedRows(ctx context.Context, r *searchRun) ([]Memory, error) {
 // written, after the day it tells of.
 const (
 	mentionLag  = 8 * 24 * time.Hour
-	mentionRows = 200 // the rows of the lag read at most, oldest first
+	tellSlack   = 24 * time.Hour // "last night" is two days
+	mentionRows = 200            // the rows of the lag read at most, oldest first
 )
 
 // tellsOfWindow reads the rows written in the days after the window whose
@@ -59,14 +107,23 @@ func tellsOfWindow(ctx context.Context, r *searchRun) ([]Memory, error) {
 		return nil, fmt.Errorf("list rows after %s: %w", r.q.window.Phrase, err)
 	}
 	loc := r.svc.cfg.Extraction.Location
+	q := r.q.window
 	kept := rows[:0]
 	for _, m := range rows {
 		w, _, ok := ParseQueryDates(m.Content, m.EventAt, loc)
-		if ok && w.From.Before(r.q.window.To) && r.q.window.From.Before(w.To) {
+		if ok && tellsOf(w, q) {
 			kept = append(kept, m)
 		}
 	}
 	return kept, nil
+}
+
+// tellsOf reports whether a row's own date phrase w dates what it tells
+// inside the query's window q: w overlaps q and is no longer than q by
+// more than tellSlack ("last night" tells of a day; "this year" or "since
+// March" tell of no day in particular).
+func tellsOf(w, q DateWindow) bool {
+	return w.From.Before(q.To) && q.From.Before(w.To) && w.To.Sub(w.From) <= q.To.Sub(q.From)+tellSlack
 }
 
 // namedPage is an entity page the query names, and the name.

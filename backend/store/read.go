@@ -77,6 +77,12 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 	if !f.EventTo.IsZero() {
 		w.add("event_at < ?", f.EventTo.UnixMilli())
 	}
+	if !f.DueFrom.IsZero() {
+		w.add("due_at >= ?", f.DueFrom.UnixMilli())
+	}
+	if !f.DueTo.IsZero() {
+		w.add("due_at < ?", f.DueTo.UnixMilli())
+	}
 	if f.MinStrength != nil {
 		w.add("strength >= ?", *f.MinStrength)
 	}
