@@ -122,11 +122,7 @@ func (e GraphEdge) Held() bool { return e.ExpiredAt.IsZero() }
 
 // RelationInput is a relation to learn.
 type RelationInput struct {
-	Owner Owner // who learns it: the relation's records are this owner's
-	// Person is the user ids that are one person with Owner (its alias
-	// group), set by the service: the entities are the person's, shared
-	// by all their agents and user ids.
-	Person           []string
+	Owner            Owner  // who learns it: the relation's records are this owner's
 	From, To         string // entity names
 	FromType, ToType EntityType
 	Relation         string
@@ -160,12 +156,15 @@ type GraphPlan struct {
 // the subject for this relation (any object), next the new relation (its
 // From, To, Relation, Exclusive, ValidFrom set; ID empty). It is pure.
 //
-// A held record of the same object is the relation stated again unless it
-// had ended (its ValidTo) by the time the new statement says it began: then
-// the relation holds again, as a new relation (Alice works at Acme again).
+// A held record of the same object, learnt by the same owner, is the
+// relation stated again unless it had ended (its ValidTo) by the time the
+// new statement says it began: then the relation holds again, as a new
+// relation (Alice works at Acme again). Another owner's record of the
+// same object (another agent of the person told the same) is neither
+// recited nor ended: each owner keeps the relations it learnt.
 func PlanRelation(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 	for _, h := range held {
-		if h.To == next.To && SameStint(h, next) {
+		if h.To == next.To && h.Owner == next.Owner && SameStint(h, next) {
 			return GraphPlan{Recite: h.ID}
 		}
 	}
@@ -191,7 +190,7 @@ func SameStint(a, b GraphEdge) bool {
 // relations of its kind as if it were learnt now with its own start.
 func PlanRehold(held []GraphEdge, last GraphEdge, at time.Time) GraphPlan {
 	for _, h := range held {
-		if h.ID != last.ID && h.To == last.To && SameStint(h, last) {
+		if h.ID != last.ID && h.To == last.To && h.Owner == last.Owner && SameStint(h, last) {
 			return GraphPlan{Recite: h.ID}
 		}
 	}
@@ -208,11 +207,12 @@ func PlanRehold(held []GraphEdge, last GraphEdge, at time.Time) GraphPlan {
 // planExclusive ends the held exclusive records next takes over from, or
 // ends next where a later one began when next is older (a late arrival).
 // A held record of unknown start counts from when it was first learnt.
+// Another owner's record of the same object says the same and is left be.
 func planExclusive(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 	plan := GraphPlan{}
 	if next.Exclusive {
 		for _, h := range held {
-			if !h.Exclusive || h.ID == next.ID {
+			if !h.Exclusive || h.ID == next.ID || h.To == next.To && h.Owner != next.Owner {
 				continue
 			}
 			began := h.ValidFrom
@@ -257,6 +257,10 @@ func NewGraphID(prefix string, now time.Time) string {
 // name (linking each to the person's L8 page of the same name), and adds
 // the evidence.
 type GraphStore interface {
+	// UsePeople tells the store who is one person: people(user) is the
+	// user ids of user's alias group (user included). The service sets it
+	// once, before any other call.
+	UsePeople(people func(userID string) []string)
 	LearnRelation(ctx context.Context, in RelationInput, plan func(held []GraphEdge, next GraphEdge) GraphPlan) (GraphEdge, error)
 	// GraphVersion changes whenever nodes or records change; GraphAll
 	// reads them all (without evidence) for the in-memory copy views are
@@ -328,7 +332,6 @@ func (s *Service) learnRelation(ctx context.Context, in RelationInput) (e GraphE
 	if in.At.IsZero() {
 		in.At = s.now()
 	}
-	in.Person = s.ownerScope(in.Owner).UserIDs
 	e, err = s.graphStore.LearnRelation(ctx, in, func(held []GraphEdge, next GraphEdge) GraphPlan {
 		p := PlanRelation(held, next, in.At)
 		recited = p.Recite != ""

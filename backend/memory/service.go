@@ -221,6 +221,9 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		consolidator: d.Consolidator, cstore: d.ConsolidationStore, workspace: d.Workspace,
 		kickReembed: d.KickReembed}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
+	if d.GraphStore != nil {
+		d.GraphStore.UsePeople(func(user string) []string { return cfg.Aliases.Expand(user) })
+	}
 	return s, nil
 }
 

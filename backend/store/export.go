@@ -105,7 +105,7 @@ func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow, g memor
 			written = append(written, r.Memory.ID)
 		}
 		var err error
-		graph, err = importGraph(ctx, tx, g)
+		graph, err = importGraph(ctx, tx, g, s.personOf)
 		return err
 	})
 	if err != nil {

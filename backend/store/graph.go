@@ -33,10 +33,7 @@ func (s *Store) LearnRelation(ctx context.Context, in memory.RelationInput, plan
 		if len(kinds) == 0 {
 			return memory.Errorf(memory.EINVALID, "none of the relation's evidence ids is a memory")
 		}
-		person := in.Person
-		if len(person) == 0 {
-			person = []string{in.Owner.UserID}
-		}
+		person := s.personOf(in.Owner.UserID)
 		src, err := ensureNode(ctx, tx, in.Owner, person, in.From, in.FromType, in.At)
 		if err != nil {
 			return err
@@ -128,22 +125,76 @@ func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time, c
 // dropGraph deletes the graph of the owners in scope (every owner for an
 // empty scope): a delete of everything an owner has must not leave the
 // names of the people and things in their life behind. An entity of
-// theirs that another agent of the person still has relations on stays,
-// passed to the owner of the oldest of those relations (it stays where it
-// is in the rare case that owner has a node of that name already).
+// theirs that another owner's records still touch (another agent of the
+// person) passes to the owner of the oldest of those records, or, when
+// that owner has a node of the name already, its records move there. A
+// link to a page the delete took is cleared.
 func dropGraph(ctx context.Context, tx *sql.Tx, scope memory.Scope) error {
-	var w where
+	var w, nw where
 	w.scope("", scope)
-	used := `EXISTS (SELECT 1 FROM graph_edges g WHERE g.src = graph_nodes.id OR g.dst = graph_nodes.id)`
+	nw.scope("n.", scope)
 	for _, q := range []string{
 		`DELETE FROM graph_evidence WHERE rel_id IN (SELECT rel_id FROM graph_edges` + w.sql() + `)`,
 		`DELETE FROM graph_edges` + w.sql(),
-		`UPDATE OR IGNORE graph_nodes SET (user_id, agent_id) = (SELECT g.user_id, g.agent_id FROM graph_edges g
-			WHERE g.src = graph_nodes.id OR g.dst = graph_nodes.id ORDER BY g.seq LIMIT 1)` + w.with(used),
-		`DELETE FROM graph_nodes` + w.with("NOT "+used),
 	} {
 		if _, err := tx.ExecContext(ctx, q, w.args...); err != nil {
 			return fmt.Errorf("delete the graph: %w", err)
+		}
+	}
+	if err := passUsedNodes(ctx, tx, nw); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`DELETE FROM graph_nodes` + w.sql(),
+		`UPDATE graph_nodes SET page_id = '' WHERE page_id <> '' AND NOT EXISTS (SELECT 1 FROM memories WHERE id = page_id)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, w.args...); err != nil {
+			return fmt.Errorf("delete the graph: %w", err)
+		}
+		w = where{}
+	}
+	return nil
+}
+
+// passUsedNodes gives the nodes nw selects (on graph_nodes n) that records
+// still touch to the owner of the oldest such record, or moves the records
+// to that owner's own node of the name.
+func passUsedNodes(ctx context.Context, tx *sql.Tx, nw where) error {
+	type pass struct{ id, norm, user, agent string }
+	var passes []pass
+	rows, err := tx.QueryContext(ctx, `SELECT n.id, n.norm, g.user_id, g.agent_id FROM graph_nodes n
+		JOIN graph_edges g ON g.seq = (SELECT min(seq) FROM graph_edges WHERE src = n.id OR dst = n.id)`+nw.sql(), nw.args...)
+	if err != nil {
+		return fmt.Errorf("find the entities others use: %w", err)
+	}
+	for rows.Next() {
+		var p pass
+		if err := rows.Scan(&p.id, &p.norm, &p.user, &p.agent); err != nil {
+			rows.Close()
+			return fmt.Errorf("find the entities others use: %w", err)
+		}
+		passes = append(passes, p)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("find the entities others use: %w", err)
+	}
+	for _, p := range passes {
+		var other string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM graph_nodes WHERE user_id = ? AND agent_id = ? AND norm = ?`,
+			p.user, p.agent, p.norm).Scan(&other)
+		if errors.Is(err, sql.ErrNoRows) {
+			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET user_id = ?, agent_id = ? WHERE id = ?`, p.user, p.agent, p.id); err != nil {
+				return fmt.Errorf("pass entity %s: %w", p.id, err)
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("pass entity %s: %w", p.id, err)
+		}
+		for _, q := range []string{`UPDATE graph_edges SET src = ? WHERE src = ?`, `UPDATE graph_edges SET dst = ? WHERE dst = ?`} {
+			if _, err := tx.ExecContext(ctx, q, other, p.id); err != nil {
+				return fmt.Errorf("move the relations of entity %s: %w", p.id, err)
+			}
 		}
 	}
 	return nil
@@ -171,16 +222,16 @@ func evidenceKinds(ctx context.Context, tx *sql.Tx, ids []string) (map[string]st
 
 // ensureNode returns the person's node for name (the oldest, should an
 // alias group have brought two), creating it for owner o when the person
-// (the user ids given) has none. A new node, or one without a page, is
-// linked to the person's live entity page of that name, if any. A node
-// of type other takes a more specific type when one is given.
+// (the user ids given) has none. A new node, or one whose page is not a
+// live memory, is linked to the person's live entity page of that name,
+// if any. A node of type other takes a more specific type when one is
+// given.
 func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, person []string, name string, t memory.EntityType, at time.Time) (string, error) {
 	norm := memory.NormalizeText(name)
 	users := placeholders(len(person))
-	args := append([]any{norm}, anys(person)...)
 	var id, have, page string
 	err := tx.QueryRowContext(ctx, `SELECT id, type, page_id FROM graph_nodes WHERE norm = ? AND user_id IN (`+users+`)
-		ORDER BY created_at, seq LIMIT 1`, args...).Scan(&id, &have, &page)
+		ORDER BY created_at, seq LIMIT 1`, append([]any{norm}, anys(person)...)...).Scan(&id, &have, &page)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("read node %q: %w", name, err)
 	}
@@ -190,18 +241,32 @@ func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, person []string
 			return "", fmt.Errorf("type node %s: %w", id, err)
 		}
 	}
+	pageState := "none" // of the node found: none, live, retired or gone
 	if found && page != "" {
-		return id, nil
+		var live bool
+		switch err := tx.QueryRowContext(ctx, `SELECT retired_at IS NULL FROM memories WHERE id = ?`, page).Scan(&live); {
+		case errors.Is(err, sql.ErrNoRows):
+			pageState = "gone"
+		case err != nil:
+			return "", fmt.Errorf("read the page of %q: %w", name, err)
+		case live:
+			return id, nil
+		default:
+			pageState = "retired"
+		}
 	}
+	var now string
 	err = tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE layer = ? AND user_id IN (`+users+`)
 		AND retired_at IS NULL AND json_extract(metadata, '$.`+memory.MetaEntityID+`') = ? ORDER BY seq DESC LIMIT 1`,
-		append(append([]any{string(memory.LayerEntity)}, anys(person)...), norm)...).Scan(&page)
+		append(append([]any{string(memory.LayerEntity)}, anys(person)...), norm)...).Scan(&now)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("find the page of %q: %w", name, err)
 	}
 	if found {
-		if page != "" {
-			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET page_id = ? WHERE id = ?`, page, id); err != nil {
+		// A retired page stays linked until another is live: restoring it
+		// brings it back.
+		if now != "" || pageState == "gone" {
+			if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET page_id = ? WHERE id = ?`, now, id); err != nil {
 				return "", fmt.Errorf("link node %s to its page: %w", id, err)
 			}
 		}
@@ -209,22 +274,24 @@ func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, person []string
 	}
 	id = memory.NewGraphID("e", at)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, o.UserID, o.AgentID, name, norm, string(t), page, at.UnixMilli()); err != nil {
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, o.UserID, o.AgentID, name, norm, string(t), now, at.UnixMilli()); err != nil {
 		return "", fmt.Errorf("add node %q: %w", name, err)
 	}
 	return id, nil
 }
 
-// heldOfSubject reads the held records of a relation whose subject is the
-// person's entity named as node src is: those of src and of any other node
-// of that name the person has (two user ids of an alias group may each
-// have one), whichever agent learnt them.
+// heldOfSubject reads the person's held records of a relation whose
+// subject is the person's entity named as node src is: those on src and on
+// any other node of that name the person has (two user ids of an alias
+// group may each have one), whichever of their agents learnt them.
 func heldOfSubject(ctx context.Context, tx *sql.Tx, person []string, src, relation string) ([]memory.GraphEdge, error) {
+	users := placeholders(len(person))
+	args := append(append([]any{relation}, anys(person)...), src)
 	return queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
-		WHERE expired_at IS NULL AND relation = ? AND src IN (
+		WHERE expired_at IS NULL AND relation = ? AND user_id IN (`+users+`) AND src IN (
 			SELECT n.id FROM graph_nodes n, graph_nodes s
-			WHERE s.id = ? AND n.norm = s.norm AND n.user_id IN (`+placeholders(len(person))+`))
-		ORDER BY seq`, append([]any{relation, src}, anys(person)...)...)
+			WHERE s.id = ? AND n.norm = s.norm AND n.user_id IN (`+users+`))
+		ORDER BY seq`, append(args, anys(person)...)...)
 }
 
 // anys converts strings to query arguments.
@@ -338,4 +405,23 @@ func fromNullMillis(n sql.NullInt64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(n.Int64).UTC()
+}
+
+// UsePeople sets who is one person (memory.GraphStore): a person's
+// entities are shared by all their user ids and agents.
+func (s *Store) UsePeople(people func(userID string) []string) {
+	s.people.Store(&people)
+}
+
+// personOf is the user ids that are one person with user, user first.
+func (s *Store) personOf(user string) []string {
+	out := []string{user}
+	if f := s.people.Load(); f != nil && *f != nil {
+		for _, u := range (*f)(user) {
+			if u != user {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
 }

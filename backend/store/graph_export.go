@@ -58,17 +58,17 @@ func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.Gra
 }
 
 // importGraph merges an exported graph in, inside an import's
-// transaction. An entity already here under the same name for the same
-// user (under any agent: a person's agents share entities) is used as is; a new one keeps its id unless that id is taken.
+// transaction. An entity the person already has under the same name
+// (under any of their user ids and agents) is used as is; a new one keeps its id unless that id is taken.
 // A relation whose id is here already is left as it is; one the owner
 // holds already with the same ends (learnt here too) only gains the
 // evidence; any other comes in with all its records. Evidence and links
 // that name memories not here are dropped.
-func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport) (memory.GraphImportReport, error) {
+func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport, personOf func(string) []string) (memory.GraphImportReport, error) {
 	var rep memory.GraphImportReport
 	ids := map[string]string{} // exported entity id -> its id here
 	for _, n := range g.Nodes {
-		id, made, err := importNode(ctx, tx, n)
+		id, made, err := importNode(ctx, tx, n, personOf(n.Owner.UserID))
 		if err != nil {
 			return rep, err
 		}
@@ -110,12 +110,12 @@ func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport) (memory.
 }
 
 // importNode returns the id the exported node has here, creating it when
-// the user has no entity of that name.
-func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode) (string, bool, error) {
+// the person (the user ids given) has no entity of that name.
+func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode, person []string) (string, bool, error) {
 	norm := memory.NormalizeText(n.Name)
 	var id string
-	err := tx.QueryRowContext(ctx, `SELECT id FROM graph_nodes WHERE user_id = ? AND norm = ?
-		ORDER BY created_at, seq LIMIT 1`, n.Owner.UserID, norm).Scan(&id)
+	err := tx.QueryRowContext(ctx, `SELECT id FROM graph_nodes WHERE norm = ? AND user_id IN (`+placeholders(len(person))+`)
+		ORDER BY created_at, seq LIMIT 1`, append([]any{norm}, anys(person)...)...).Scan(&id)
 	if err == nil {
 		return id, false, nil
 	}

@@ -77,7 +77,7 @@ func retireRelationRows(ctx context.Context, tx *sql.Tx, rels []string, r memory
 // agents learnt them), and restores their L5 rows
 // retired for the lost evidence. A relation learnt again meanwhile under
 // another id gains this one's evidence instead.
-func reholdRelations(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *memory.Cascade) error {
+func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *memory.Cascade) error {
 	last, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges g
 		WHERE g.rel_id IN (SELECT rel_id FROM graph_evidence WHERE memory_id = ? AND kind = 'fact')
 		  AND g.expired_how IN (?, ?)
@@ -87,14 +87,7 @@ func reholdRelations(ctx context.Context, tx *sql.Tx, id string, at time.Time, c
 		return err
 	}
 	for _, rec := range last {
-		// The person is every user id with records on the subject: only a
-		// person's own user ids share a node.
-		person, err := queryStrings(ctx, tx, `SELECT user_id FROM graph_nodes WHERE id = ?
-			UNION SELECT user_id FROM graph_edges WHERE src = ? OR dst = ?`, rec.From, rec.From, rec.From)
-		if err != nil {
-			return err
-		}
-		held, err := heldOfSubject(ctx, tx, person, rec.From, rec.Relation)
+		held, err := heldOfSubject(ctx, tx, s.personOf(rec.Owner.UserID), rec.From, rec.Relation)
 		if err != nil {
 			return err
 		}
@@ -127,7 +120,7 @@ func reholdRelations(ctx context.Context, tx *sql.Tx, id string, at time.Time, c
 			return err
 		}
 		for _, row := range rows {
-			if _, err := restoreRow(ctx, tx, row, at, cas); err != nil {
+			if _, err := s.restoreRow(ctx, tx, row, at, cas); err != nil {
 				return err
 			}
 			cas.Restored = append(cas.Restored, row)

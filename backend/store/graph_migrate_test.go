@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
+
+	"hyatlas/backend/memory"
 )
 
 // openAtVersion makes a database in dir with the first v migrations only,
@@ -85,5 +88,83 @@ func TestMigration9MergesAUsersEntitiesAcrossAgents(t *testing.T) {
 	}
 	if want := map[string]string{"r1": "e1>e3 hermes", "r2": "e1>e4 coder", "r3": "e4>e1 coder"}; !maps.Equal(ends, want) {
 		t.Errorf("relations: %v, want %v", ends, want)
+	}
+}
+
+// Of one user's jobs held on two agents' nodes of a name, migration 9
+// keeps one current: the older ends where the later began, as learning
+// them in that order would have made it.
+func TestMigration9EndsTheOlderOfAUsersJobs(t *testing.T) {
+	dir := t.TempDir()
+	db := openAtVersion(t, dir, 8)
+	ms := func(y int, m time.Month) string {
+		return strconv.FormatInt(time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), 10)
+	}
+	for _, q := range []string{
+		`INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at) VALUES
+			('e1', 'amy', 'hermes', 'Alice',  'alice',  'person', '', ` + ms(2024, 2) + `),
+			('e2', 'amy', 'hermes', 'Acme',   'acme',   'organization', '', ` + ms(2024, 2) + `),
+			('e3', 'amy', 'coder',  'Alice',  'alice',  'person', '', ` + ms(2025, 4) + `),
+			('e4', 'amy', 'coder',  'Globex', 'globex', 'organization', '', ` + ms(2025, 4) + `)`,
+		`INSERT INTO graph_edges (rel_id, user_id, agent_id, src, dst, relation, exclusive, valid_from, learned_at, recorded_at) VALUES
+			('r1', 'amy', 'hermes', 'e1', 'e2', 'works at', 1, ` + ms(2024, 1) + `, ` + ms(2024, 2) + `, ` + ms(2024, 2) + `),
+			('r2', 'amy', 'coder',  'e3', 'e4', 'works at', 1, ` + ms(2025, 3) + `, ` + ms(2025, 4) + `, ` + ms(2025, 4) + `)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := openStoreDir(t, dir)
+	_, edges, err := s.GraphAll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for _, e := range edges {
+		if e.Held() {
+			held = append(held, e.ID+" "+e.From+">"+e.To+" to "+e.ValidTo.Format("2006-01")+" by "+e.Owner.AgentID)
+		}
+	}
+	slices.Sort(held)
+	want := []string{"r1 e1>e2 to 2025-03 by hermes", "r2 e1>e4 to 0001-01 by coder"}
+	if !slices.Equal(held, want) {
+		t.Errorf("held records after the merge: %v, want %v", held, want)
+	}
+}
+
+// Migration 9 merges a large graph (two agents of one user, 5,000 nodes,
+// half the names shared) into one node per name.
+func TestMigration9MergesALargeGraph(t *testing.T) {
+	const perAgent = 2500
+	dir := t.TempDir()
+	db := openAtVersion(t, dir, 8)
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range perAgent {
+		for a, agent := range []string{"hermes", "coder"} {
+			name := "thing " + strconv.Itoa(i)
+			if a == 1 && i%2 == 1 {
+				name = "other " + strconv.Itoa(i) // the coder's alone
+			}
+			if _, err := tx.Exec(`INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at)
+				VALUES (?, 'amy', ?, ?, ?, 'other', '', ?)`, agent+strconv.Itoa(i), agent, name, name, 1000+2*i+a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := openStoreDir(t, dir)
+	if n, _, err := s.GraphCounts(context.Background(), memory.Scope{}); err != nil || n != perAgent+perAgent/2 {
+		t.Errorf("%d nodes after the merge (%v), want %d", n, err, perAgent+perAgent/2)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 //go:embed migrations/*.sql
@@ -81,6 +82,12 @@ func migrate(ctx context.Context, db *sql.DB) (from, to int, err error) {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			_ = tx.Rollback()
 			return from, 0, fmt.Errorf("apply migration %s: %w", m.name, err)
+		}
+		if hook := migrationHooks[m.version]; hook != nil {
+			if err := hook(ctx, tx, time.Now().UTC()); err != nil {
+				_ = tx.Rollback()
+				return from, 0, fmt.Errorf("apply migration %s: %w", m.name, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
 			_ = tx.Rollback()

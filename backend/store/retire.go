@@ -94,7 +94,7 @@ func (s *Store) Restore(ctx context.Context, id string, at time.Time) (memory.Me
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		cas = memory.Cascade{}
-		out, err = restoreRow(ctx, tx, id, at, &cas)
+		out, err = s.restoreRow(ctx, tx, id, at, &cas)
 		return err
 	})
 	return out, cas, err
@@ -103,7 +103,7 @@ func (s *Store) Restore(ctx context.Context, id string, at time.Time) (memory.Me
 // restoreRow restores one row, its profile mirror when the two were
 // retired together, and the relations its retirement expired (see
 // reholdRelations); what comes back along is added to cas.
-func restoreRow(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *memory.Cascade) (memory.Memory, error) {
+func (s *Store) restoreRow(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *memory.Cascade) (memory.Memory, error) {
 	m, seq, err := lockedRow(ctx, tx, id)
 	if err != nil {
 		return memory.Memory{}, err
@@ -123,7 +123,7 @@ func restoreRow(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *m
 		return memory.Memory{}, err
 	}
 	if mirror := m.Metadata[memory.MetaMirror]; mirror != "" {
-		if err := restoreAlong(ctx, tx, mirror, retiredAt, at, cas); err != nil {
+		if err := s.restoreAlong(ctx, tx, mirror, retiredAt, at, cas); err != nil {
 			return memory.Memory{}, err
 		}
 	}
@@ -132,7 +132,7 @@ func restoreRow(ctx context.Context, tx *sql.Tx, id string, at time.Time, cas *m
 			return memory.Memory{}, err
 		}
 	}
-	return m, reholdRelations(ctx, tx, id, at, cas)
+	return m, s.reholdRelations(ctx, tx, id, at, cas)
 }
 
 // reasonUnmerged is why a merged fact is retired once every fact it
@@ -170,7 +170,7 @@ func unmergeWhenWhole(ctx context.Context, tx *sql.Tx, merged string, at time.Ti
 
 // restoreAlong restores a row that goes with another if it was retired in
 // the same moment (with it); one retired on its own stays retired.
-func restoreAlong(ctx context.Context, tx *sql.Tx, id string, with, at time.Time, cas *memory.Cascade) error {
+func (s *Store) restoreAlong(ctx context.Context, tx *sql.Tx, id string, with, at time.Time, cas *memory.Cascade) error {
 	m, _, err := lockedRow(ctx, tx, id)
 	if memory.ErrorCode(err) == memory.ENOTFOUND {
 		return nil
@@ -181,7 +181,7 @@ func restoreAlong(ctx context.Context, tx *sql.Tx, id string, with, at time.Time
 	if m.Live() || !m.RetiredAt.Equal(with) {
 		return nil
 	}
-	if _, err := restoreRow(ctx, tx, id, at, cas); err != nil {
+	if _, err := s.restoreRow(ctx, tx, id, at, cas); err != nil {
 		return err
 	}
 	cas.Restored = append(cas.Restored, id)

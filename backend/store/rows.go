@@ -208,12 +208,6 @@ func (w *where) sql() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
-// with is w's WHERE clause with one more condition that takes no
-// arguments; w is not changed.
-func (w where) with(cond string) string {
-	return " WHERE " + strings.Join(append(w.conds[:len(w.conds):len(w.conds)], cond), " AND ")
-}
-
 func notFound(id string) error {
 	return memory.Errorf(memory.ENOTFOUND, "memory %q not found", id)
 }

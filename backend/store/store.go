@@ -57,6 +57,10 @@ type Store struct {
 	fault atomic.Pointer[error]
 	read  readStmts // statements prepared once on reader
 
+	// people maps a user id to the user ids that are one person with it
+	// (see UsePeople); nil: each user is a person alone.
+	people atomic.Pointer[func(string) []string]
+
 	// Migrated reports the schema versions before and after Open.
 	MigratedFrom, MigratedTo int
 }

@@ -9,12 +9,17 @@
 -- type from them when it has none. (Alias groups are settings, not data:
 -- their users' nodes meet as they learn, see store.ensureNode.)
 
+-- A person's node is found by its name among their user ids.
+CREATE INDEX graph_nodes_name ON graph_nodes(norm, user_id);
+
 CREATE TEMP TABLE node_merge AS
     SELECT n.id AS old,
            (SELECT k.id FROM graph_nodes k WHERE k.user_id = n.user_id AND k.norm = n.norm
             ORDER BY k.created_at, k.seq LIMIT 1) AS keep
     FROM graph_nodes n;
 DELETE FROM node_merge WHERE old = keep;
+CREATE INDEX temp.node_merge_old ON node_merge(old);
+CREATE INDEX temp.node_merge_keep ON node_merge(keep);
 
 UPDATE graph_nodes SET page_id = (
         SELECT o.page_id FROM node_merge m JOIN graph_nodes o ON o.id = m.old
@@ -36,6 +41,3 @@ UPDATE graph_edges SET dst = (SELECT keep FROM node_merge WHERE old = graph_edge
     WHERE dst IN (SELECT old FROM node_merge);
 DELETE FROM graph_nodes WHERE id IN (SELECT old FROM node_merge);
 DROP TABLE node_merge;
-
--- A person's node is found by its name among their user ids.
-CREATE INDEX graph_nodes_name ON graph_nodes(norm, user_id);

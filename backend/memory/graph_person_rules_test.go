@@ -1,0 +1,240 @@
+package memory_test
+
+// More rules of a person's shared entities (see graph_person_test.go).
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+
+	"hyatlas/backend/embed"
+	"hyatlas/backend/memory"
+)
+
+// Two agents of a person who learn the same relation each hold their
+// own: the later is not recited into the earlier, and each agent's view
+// shows what it learnt.
+func TestGraph_TheSameRelationLearntByTwoAgentsIsEachOnes(t *testing.T) {
+	r := personRig(t)
+	hermes, coder := memory.Owner{UserID: "amy", AgentID: "hermes"}, memory.Owner{UserID: "amy", AgentID: "coder"}
+	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
+	e := learnJob(t, r, coder, "Acme", "2024-01-01", "2024-03-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice has worked at Acme since January", Owner: coder}).ID)
+	if e.Owner != coder {
+		t.Errorf("the relation coder learnt is owned by %v", e.Owner)
+	}
+	want := []string{"Alice works at Acme [2024-01-01, ?)"}
+	if edges, _ := viewOf(t, r, "amy", "coder", "2024-06-01"); !slices.Equal(edges, want) {
+		t.Errorf("coder's own view: %v, want %v", edges, want)
+	}
+	if _, err := r.svc.GraphNeighbours(context.Background(), "amy", "coder", "alice"); err != nil {
+		t.Errorf("coder's scope does not find Alice: %v", err)
+	}
+}
+
+// Deleting one agent keeps the relation another agent learnt too.
+func TestGraph_DeletingAnAgentKeepsTheSameRelationAnotherLearnt(t *testing.T) {
+	r := personRig(t)
+	ctx := context.Background()
+	hermes, coder := memory.Owner{UserID: "amy", AgentID: "hermes"}, memory.Owner{UserID: "amy", AgentID: "coder"}
+	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
+	learnJob(t, r, coder, "Acme", "2024-01-01", "2024-03-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice has worked at Acme since January", Owner: coder}).ID)
+	if _, err := r.svc.DeleteAll(ctx, memory.DeleteAllInput{UserID: "amy", AgentID: "hermes"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Alice works at Acme [2024-01-01, ?)"}
+	if edges, _ := viewOf(t, r, "amy", "", "2024-06-01"); !slices.Equal(edges, want) {
+		t.Errorf("after deleting hermes: %v, want coder's %v", edges, want)
+	}
+}
+
+// Alias groups that overlap ("amy,bea;bea,cy": amy and cy are not one
+// person, though both are bea's) share bea's node, but cy's learning never
+// ends amy's relations: only the person's own records are weighed.
+func TestGraph_AnotherPersonDoesNotEndMyRelation(t *testing.T) {
+	al, err := memory.ParseAliases("amy,bea;bea,cy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, memory.Config{Aliases: al}, func(d *memory.Deps) { d.GraphStore = d.Store.(memory.GraphStore) })
+	amy, bea, cy := memory.Owner{UserID: "amy"}, memory.Owner{UserID: "bea"}, memory.Owner{UserID: "cy"}
+	learnJob(t, r, bea, "Acme", "2024-01-01", "2024-02-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: bea}).ID)
+	learnJob(t, r, amy, "Globex", "2025-03-01", "2025-04-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: amy}).ID)
+	learnJob(t, r, cy, "Initech", "2026-01-01", "2026-02-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice joined Initech", Owner: cy}).ID)
+
+	// cy is not in amy's scope: amy's view must not change because of cy.
+	edges, _ := viewOf(t, r, "amy", "", "2026-06-01")
+	want := []string{"Alice works at Globex [2025-03-01, ?)"}
+	if !slices.Equal(edges, want) {
+		t.Errorf("amy's view after cy learnt a job: %v, want %v", edges, want)
+	}
+}
+
+// A node passed on by a delete drops the link to a page the delete took,
+// and links the page of its name the person writes later.
+func TestGraph_APassedNodeLinksALivePage(t *testing.T) {
+	r := personRig(t)
+	ctx := context.Background()
+	hermes, coder := memory.Owner{UserID: "amy", AgentID: "hermes"}, memory.Owner{UserID: "amy", AgentID: "coder"}
+	page := func(o memory.Owner) string {
+		return r.put(t, memory.Memory{Layer: memory.LayerEntity, Content: "Alice: a friend", Owner: o,
+			Metadata: map[string]string{memory.MetaEntityID: "alice"}}).ID
+	}
+	hermesPage := page(hermes)
+	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
+	if _, err := r.svc.LearnRelation(ctx, memory.RelationInput{Owner: coder, From: "Alice", To: "Paris", Relation: "lives in",
+		Facts: []string{r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice lives in Paris", Owner: coder}).ID},
+		At:    day("2024-03-01")}); err != nil {
+		t.Fatal(err)
+	}
+	aliceNode := func() memory.GraphNode {
+		t.Helper()
+		around, err := r.svc.GraphNeighbours(ctx, "amy", "", "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return around.Node
+	}
+	if got := aliceNode().PageID; got != hermesPage {
+		t.Fatalf("Alice's page before: %q, want %q", got, hermesPage)
+	}
+	if _, err := r.svc.DeleteAll(ctx, memory.DeleteAllInput{UserID: "amy", AgentID: "hermes"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Get(ctx, hermesPage); err == nil {
+		t.Fatalf("hermes's page %s survived the delete", hermesPage)
+	}
+	if got := aliceNode().PageID; got == hermesPage {
+		t.Errorf("after deleting hermes, Alice still links hermes's deleted page %s", got)
+	}
+	coderPage := page(coder)
+	if _, err := r.svc.LearnRelation(ctx, memory.RelationInput{Owner: coder, From: "Alice", To: "Bob", Relation: "knows",
+		Facts: []string{r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice knows Bob", Owner: coder}).ID},
+		At:    day("2024-04-01")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := aliceNode().PageID; got != coderPage {
+		t.Errorf("Alice's page after coder wrote one and learnt about her: %q, want %q", got, coderPage)
+	}
+}
+
+// An alias group set after both of its ids had an Alice leaves the
+// person two nodes of her; a restored relation is weighed against the
+// relations on both, as learning it now would be.
+func TestGraph_ARestoreMeetsTheAliasesNodeLikeALearnDoes(t *testing.T) {
+	ctx := context.Background()
+	r := graphRig(t) // no aliases yet
+	amy, bea := memory.Owner{UserID: "amy"}, memory.Owner{UserID: "bea"}
+	acme := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: amy}).ID
+	learnJob(t, r, amy, "Acme", "2024-01-01", "2024-02-01", acme)
+	learnJob(t, r, bea, "Globex", "2025-03-01", "2025-04-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: bea}).ID)
+
+	// HYATLAS_USER_ALIASES=amy,bea is set, and HyAtlas restarted on the store.
+	al, err := memory.ParseAliases("amy,bea")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, _ := embed.NewHash(64)
+	svc, err := memory.NewService(memory.Config{Mode: memory.ModeLite, MinScore: -1, Aliases: al},
+		memory.Deps{Store: r.store, Index: r.index, Embedder: emb, Now: r.clock.Now, ExtractStore: r.store, GraphStore: r.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := &rig{svc: svc, store: r.store, index: r.index, clock: r.clock}
+
+	r2.setClock(day("2025-05-01"))
+	if _, err := r2.svc.Retire(ctx, acme, memory.RetireInput{Reason: "not sure"}); err != nil {
+		t.Fatal(err)
+	}
+	r2.setClock(day("2025-06-01"))
+	if _, err := r2.svc.Restore(ctx, acme); err != nil {
+		t.Fatal(err)
+	}
+	// Acme (from 2024-01) is older than Globex (from 2025-03): held again,
+	// it ends where Globex began, as learning it now would make it.
+	want := []string{"Alice works at Globex [2025-03-01, ?)"}
+	if edges, _ := viewOf(t, r2, "amy", "", "2025-07-01"); !slices.Equal(edges, want) {
+		t.Errorf("amy's view after the restore: %v, want %v", edges, want)
+	}
+}
+
+// Deleting everything of an agent leaves no node of it, even when the
+// owner its node would pass to has a node of that name already (an alias
+// group set late): the relations move to that node.
+func TestGraph_DeletingAnAgentLeavesNoNodeOfIt(t *testing.T) {
+	ctx := context.Background()
+	r := graphRig(t) // no aliases yet
+	hermes, beaCoder := memory.Owner{UserID: "amy", AgentID: "hermes"}, memory.Owner{UserID: "bea", AgentID: "coder"}
+	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
+	learnJob(t, r, beaCoder, "Globex", "2025-03-01", "2025-04-01",
+		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: beaCoder}).ID)
+
+	al, err := memory.ParseAliases("amy,bea")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, _ := embed.NewHash(64)
+	svc, err := memory.NewService(memory.Config{Mode: memory.ModeLite, MinScore: -1, Aliases: al},
+		memory.Deps{Store: r.store, Index: r.index, Embedder: emb, Now: r.clock.Now, ExtractStore: r.store, GraphStore: r.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := &rig{svc: svc, store: r.store, index: r.index, clock: r.clock}
+	// bea's coder learns about Alice: the person's oldest Alice is hermes's.
+	if _, err := r2.svc.LearnRelation(ctx, memory.RelationInput{Owner: beaCoder, From: "Alice", To: "Bob", Relation: "knows",
+		Facts: []string{r2.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice knows Bob", Owner: beaCoder}).ID},
+		At:    day("2025-05-01")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r2.svc.DeleteAll(ctx, memory.DeleteAllInput{UserID: "amy", AgentID: "hermes"}); err != nil {
+		t.Fatal(err)
+	}
+	if edges, nodes := viewOf(t, r2, "amy", "hermes", "2025-06-01"); len(nodes) != 0 {
+		t.Errorf("agent hermes's graph after deleting everything of it: nodes %v, relations %v", nodes, edges)
+	}
+}
+
+// An import of one alias's export into a store where another alias of
+// the person has Alice uses that Alice.
+func TestGraph_ImportingAnAliasKeepsThePersonsEntityOne(t *testing.T) {
+	ctx := context.Background()
+	amy, bea := memory.Owner{UserID: "amy"}, memory.Owner{UserID: "bea"}
+	src := personRig(t)
+	if _, err := src.svc.LearnRelation(ctx, memory.RelationInput{Owner: bea, From: "Alice", To: "Paris", Relation: "lives in",
+		Facts: []string{src.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice lives in Paris", Owner: bea}).ID},
+		At:    day("2024-03-01")}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := src.svc.Export(ctx, &buf, memory.ExportInput{UserID: "bea"}); err != nil {
+		t.Fatal(err)
+	}
+
+	dst := personRig(t)
+	learnJob(t, dst, amy, "Acme", "2024-01-01", "2024-02-01",
+		dst.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: amy}).ID)
+	if _, err := dst.svc.Import(ctx, bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	edges, nodes := viewOf(t, dst, "amy", "", "2024-06-01")
+	if want := []string{"Acme", "Alice", "Paris"}; !slices.Equal(nodes, want) {
+		t.Errorf("the person's nodes after importing bea: %v, want %v (relations %v)", nodes, want, edges)
+	}
+	around, err := dst.svc.GraphNeighbours(ctx, "amy", "", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(around.Neighbours) != 2 {
+		t.Errorf("Alice's neighbours for the person: %d, want 2 (Acme and Paris)", len(around.Neighbours))
+	}
+}

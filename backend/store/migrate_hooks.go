@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// migrationHooks are the steps of a migration that need the domain's
+// rules: each runs after its migration's SQL, in the same transaction.
+var migrationHooks = map[int]func(ctx context.Context, tx *sql.Tx, at time.Time) error{
+	9: endMergedExclusives,
+}
+
+// endMergedExclusives applies the exclusive rule to the relations that
+// migration 9 brought onto one entity from several agents: of a subject's
+// held exclusive relations of one kind to different objects, each ends
+// where the next one (by when it began) began, as if they had been learnt
+// in that order. The ended records are replaced by closed ones recorded
+// at the migration.
+func endMergedExclusives(ctx context.Context, tx *sql.Tx, at time.Time) error {
+	recs, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges g
+		WHERE expired_at IS NULL AND exclusive = 1 AND EXISTS (SELECT 1 FROM graph_edges o
+			WHERE o.expired_at IS NULL AND o.exclusive = 1 AND o.src = g.src AND o.relation = g.relation
+			AND o.dst <> g.dst)
+		ORDER BY src, relation, seq`)
+	if err != nil {
+		return err
+	}
+	groups := map[string][]memory.GraphEdge{}
+	var order []string
+	for _, r := range recs {
+		k := r.From + "\x00" + r.Relation
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range order {
+		g := groups[k]
+		sort.SliceStable(g, func(i, j int) bool { return began(g[i]).Before(began(g[j])) })
+		var held []memory.GraphEdge
+		for _, r := range g {
+			p := memory.PlanRehold(held, r, at)
+			for _, e := range p.End {
+				if err := expireRecord(ctx, tx, e.ID, at, memory.ExpiredEnded, r.ID); err != nil {
+					return err
+				}
+				e.RecordedAt, e.ExpiredAt, e.ExpiredHow, e.ExpiredBy = at, time.Time{}, "", ""
+				if err := insertRecord(ctx, tx, e); err != nil {
+					return err
+				}
+			}
+			held = append(held, r)
+		}
+	}
+	return nil
+}
+
+// began is when a record's relation began, as the rules count it: its
+// start, or when it was first learnt.
+func began(e memory.GraphEdge) time.Time {
+	if e.ValidFrom.IsZero() {
+		return e.LearnedAt
+	}
+	return e.ValidFrom
+}
