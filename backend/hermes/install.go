@@ -59,7 +59,7 @@ type Status struct {
 	HermesHome       string `json:"hermes_home"`
 	HomeExists       bool   `json:"home_exists"`
 	Installed        bool   `json:"installed"`         // the plugin's files are there
-	Active           bool   `json:"active"`            // memory.provider is hyatlas
+	Active           bool   `json:"active"`            // memory.provider is hyatlas and the plugin is installed
 	Provider         string `json:"provider"`          // memory.provider now ("" = built-in only)
 	PluginVersion    string `json:"plugin_version"`    // installed ("" when not installed)
 	BundledVersion   string `json:"bundled_version"`   // what this app would install
@@ -107,7 +107,7 @@ func (in *Installer) Status(home string) (Status, error) {
 		return st, err
 	} else if ok {
 		st.Provider = p
-		st.Active = p == PluginName
+		st.Active = p == PluginName && st.Installed
 	}
 	recs, err := in.records()
 	if err != nil {

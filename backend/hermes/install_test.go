@@ -274,3 +274,35 @@ func TestUninstallWhereNothingIsInstalled(t *testing.T) {
 		t.Errorf("uninstall created %s", home)
 	}
 }
+
+// A config.yaml that already names hyatlas, however it writes it (the
+// one-line form the install cannot edit, set by hand as its message
+// says), is left as it is and the plugin is written; with the plugin
+// missing, Hermes does not count as using HyAtlas.
+func TestInstallAfterTheProviderWasSetByHand(t *testing.T) {
+	in := newInstaller(t)
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("memory: {provider: honcho}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Install(home); err == nil || !strings.Contains(err.Error(), "run the install again") {
+		t.Fatalf("a one-line memory block: %v", err)
+	}
+	byHand := "memory: {provider: hyatlas}\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(byHand), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := in.Status(home); err != nil || st.Active {
+		t.Errorf("provider set by hand, no plugin yet: active %v (%v)", st.Active, err)
+	}
+	st, err := in.Install(home)
+	if err != nil {
+		t.Fatalf("install after the provider was set by hand: %v", err)
+	}
+	if !st.Installed || !st.Active {
+		t.Errorf("after the install: %+v", st)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "config.yaml")); string(b) != byHand {
+		t.Errorf("config.yaml changed to %q", b)
+	}
+}

@@ -46,6 +46,9 @@ func editProvider(src []byte, value *string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if got, ok, err := providerOf(before); err == nil && value != nil && ok && got == *value {
+		return src, nil // already so, however it is written: nothing to edit
+	}
 	nl := "\n"
 	if bytes.Contains(src, []byte("\r\n")) {
 		nl = "\r\n"
@@ -75,7 +78,11 @@ func editLines(lines []string, value *string) ([]string, error) {
 	for i, l := range lines {
 		if topMemoryAny.MatchString(l) {
 			if !topMemoryLine.MatchString(l) {
-				return nil, fmt.Errorf("config.yaml writes memory on one line (%q); set memory.provider: %s there by hand", strings.TrimSpace(l), PluginName)
+				todo := "set its provider to " + PluginName + " there by hand, then run the install again"
+				if value == nil {
+					todo = "remove its provider there by hand, then run the uninstall again"
+				}
+				return nil, fmt.Errorf("config.yaml writes memory on one line (%q): write it as a block (\"memory:\" on its own line, its keys indented below) or %s", strings.TrimSpace(l), todo)
 			}
 			start = i
 			break
