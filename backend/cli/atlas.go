@@ -11,10 +11,16 @@ import (
 	"strings"
 
 	"hyatlas/backend/api"
+
+	"hyatlas/backend/memory"
 )
 
-// optionalFloat is a flag that is nil until it is given.
-type optionalFloat struct{ v *float64 }
+// optionalFloat is a flag that is nil until it is given; a unit one takes
+// 0 to 1 only (a strength).
+type optionalFloat struct {
+	v    *float64
+	unit bool
+}
 
 func (o *optionalFloat) String() string {
 	if o.v == nil {
@@ -28,6 +34,9 @@ func (o *optionalFloat) Set(s string) error {
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmt.Errorf("%q is not a number", s)
 	}
+	if o.unit && (f < 0 || f > 1) {
+		return fmt.Errorf("%s is not between 0 and 1", s)
+	}
 	o.v = &f
 	return nil
 }
@@ -37,7 +46,7 @@ func runRemember(ctx context.Context, e Env, args []string) error {
 	fs := flag.NewFlagSet("remember", flag.ContinueOnError)
 	layer := fs.String("layer", "", "l3_fact (default), l1_profile, l6_schema or l7_intention")
 	category := fs.String("category", "", "fact, preference, goal, style or any short text (default: the layer's)")
-	var strength optionalFloat
+	strength := optionalFloat{unit: true}
 	fs.Var(&strength, "strength", "0 to 1 (default 0.5)")
 	user := fs.String("user", "", "user id")
 	agent := fs.String("agent", "", "agent id")
@@ -49,6 +58,9 @@ func runRemember(ctx context.Context, e Env, args []string) error {
 	text, err := textArg(e, pos)
 	if err != nil {
 		return err
+	}
+	if _, err := memory.ManualLayer(*layer); err != nil {
+		return usageError{memory.ErrorMessage(err)}
 	}
 	c, err := connect(e)
 	if err != nil {
@@ -108,7 +120,7 @@ func runEdit(ctx context.Context, e Env, args []string) error {
 	var content, category optionalString
 	fs.Var(&content, "content", "the new text (re-embedded; the old one stays in the history)")
 	fs.Var(&category, "category", "the new category")
-	var strength optionalFloat
+	strength := optionalFloat{unit: true}
 	fs.Var(&strength, "strength", "the new strength, 0 to 1")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parse(fs, args, 1, 1)
@@ -204,7 +216,11 @@ func runPrompt(ctx context.Context, e Env, args []string) error {
 		return printJSON(e.Stdout, out)
 	}
 	if out.Prompt == "" {
-		fmt.Fprintf(e.Stdout, "No memory is at or above strength %.2f yet: the prompt block is empty (promote one with `hyatlas promote ID`).\n", out.Threshold)
+		who := *user
+		if who == "" {
+			who = memory.DefaultUserID
+		}
+		fmt.Fprintf(e.Stdout, "No memory of user %q is at or above strength %.2f yet: the prompt block is empty (promote one with `hyatlas promote ID`; another user's block: --user ID).\n", who, out.Threshold)
 		return nil
 	}
 	fmt.Fprintln(e.Stdout, strings.TrimRight(out.Prompt, "\n"))

@@ -19,6 +19,7 @@ import (
 	"hyatlas/backend/api"
 	"hyatlas/backend/api/client"
 	"hyatlas/backend/engine"
+	"hyatlas/backend/hermes"
 	"hyatlas/backend/memory"
 )
 
@@ -243,7 +244,10 @@ func idArg(kind, id string) (string, error) {
 	return id, nil
 }
 
-// connect returns a client for the running instance named by the config.
+// connect returns a client for the running instance of the config
+// directory: where its discovery file says it listens while that process
+// runs (so HYATLAS_GO_PORT=0, or another port in this shell, still finds
+// it), else the address the config names.
 func connect(e Env) (*client.Client, error) {
 	cfg, err := loadConfig(e)
 	if err != nil {
@@ -253,8 +257,13 @@ func connect(e Env) (*client.Client, error) {
 	if host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
+	addr := "http://" + joinHostPort(host, cfg.Port)
+	if d, err := hermes.ReadDiscovery(cfg.Paths.Config); err == nil && d.PID > 0 && processAlive(d.PID) &&
+		strings.HasPrefix(d.Address, "http://") {
+		addr = d.Address
+	}
 	token, _ := api.ReadToken(cfg.Paths.Config) // none yet: the server answers 401 with advice
-	return client.New("http://"+joinHostPort(host, cfg.Port), token), nil
+	return client.New(addr, token), nil
 }
 
 // explain turns a connection failure into advice.

@@ -76,7 +76,18 @@ func textArg(e Env, pos []string) (string, error) {
 			return "", errors.New("the text on standard input is not UTF-8: convert it first (iconv -t UTF-8); nothing was stored")
 		}
 	}
+	if strings.TrimSpace(text) == "" {
+		return "", usageError{"the text is empty"}
+	}
 	return text, nil
+}
+
+// layerArg checks a --layer value ("" is none).
+func layerArg(s string) error {
+	if _, err := memory.ParseLayer(s); err != nil {
+		return usageError{memory.ErrorMessage(err)}
+	}
+	return nil
 }
 
 func runAdd(ctx context.Context, e Env, args []string) error {
@@ -119,6 +130,9 @@ func runSearch(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := layerArg(*layer); err != nil {
+		return err
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err
@@ -158,12 +172,18 @@ func runList(ctx context.Context, e Env, args []string) error {
 	category := fs.String("category", "", "only this category")
 	text := fs.String("text", "", "only memories whose text contains this")
 	sort := fs.String("sort", "", "date (newest first, default), oldest or strength")
-	var minS, maxS optionalFloat
+	minS, maxS := optionalFloat{unit: true}, optionalFloat{unit: true}
 	fs.Var(&minS, "min-strength", "only strength at or above this")
 	fs.Var(&maxS, "max-strength", "only strength at or below this")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
+	}
+	if err := layerArg(*layer); err != nil {
+		return err
+	}
+	if *sort != "" && *sort != "date" && *sort != "oldest" && *sort != "strength" {
+		return usageError{fmt.Sprintf("--sort is date, oldest or strength, not %q", *sort)}
 	}
 	c, err := connect(e)
 	if err != nil {
@@ -202,6 +222,9 @@ func runRetire(ctx context.Context, e Env, args []string) error {
 	id, err := idArg("memory", pos[0])
 	if err != nil {
 		return err
+	}
+	if _, err := memory.ParseRetireHow(*how, memory.RetiredDropped); err != nil {
+		return usageError{memory.ErrorMessage(err)}
 	}
 	c, err := connect(e)
 	if err != nil {

@@ -52,3 +52,31 @@ func TestCLI_HermesOptionsThatAreWrongAreUsage(t *testing.T) {
 		t.Error("a refused install wrote into the default Hermes home")
 	}
 }
+
+// TestCLI_OutOfRangeValuesAreUsage: a value out of range is bad usage
+// (exit 2), refused before anything is sent, with no server running and
+// no data directory made.
+func TestCLI_OutOfRangeValuesAreUsage(t *testing.T) {
+	in := newInstance(t) // no server
+	for _, args := range [][]string{
+		{"list", "--min-strength", "2"},
+		{"list", "--max-strength", "-0.1"},
+		{"list", "--sort", "bogus"},
+		{"list", "--layer", "l9"},
+		{"search", "--layer", "l9", "x"},
+		{"remember", "--strength", "1.5", "x"},
+		{"remember", "--layer", "l2_raw", "x"},
+		{"edit", "--strength", "7", "m1"},
+		{"retire", "--how", "bogus", "m1"},
+		{"snapshot", "verify", "nosuch"},
+		{"add", ""},
+		{"add", "   "},
+	} {
+		if out, code := in.Run(args...); code != 2 {
+			t.Errorf("hyatlas %q: exit %d, want 2 (bad usage); output %q", args, code, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(in.Home, "data")); err == nil {
+		t.Error("bad usage created the data directory")
+	}
+}

@@ -9,6 +9,9 @@ import (
 	"net/url"
 	"text/tabwriter"
 	"time"
+
+	"hyatlas/backend/memory"
+	"hyatlas/backend/snapshot"
 )
 
 // snapshotInfo is the part of a snapshot the CLI shows.
@@ -52,6 +55,9 @@ func runSnapshot(ctx context.Context, e Env, args []string) error {
 	case wantID:
 		if id, err = idArg("snapshot", pos[1]); err != nil {
 			return err
+		}
+		if err := snapshot.CheckID(id); err != nil {
+			return usageError{memory.ErrorMessage(err)}
 		}
 	}
 	c, err := connect(e)

@@ -33,6 +33,22 @@ var manualLayers = map[Layer]string{
 	LayerIntention: CategoryGoal,
 }
 
+// ManualLayer reads the layer of a memory added by hand: "" is l3_fact;
+// only the layers of manualLayers are taken (EINVALID otherwise).
+func ManualLayer(s string) (Layer, error) {
+	if s == "" {
+		return LayerFact, nil
+	}
+	l, err := ParseLayer(s)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := manualLayers[l]; !ok {
+		return "", Errorf(EINVALID, "a memory added by hand goes to l1_profile, l3_fact, l6_schema or l7_intention, not %s", l)
+	}
+	return l, nil
+}
+
 // Remember stores a memory added by hand, embedded and searchable at once,
 // with source "manual" and the given strength (DefaultStrength if none).
 func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error) {
@@ -43,18 +59,11 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error
 	if !utf8.ValidString(text) {
 		return Memory{}, Errorf(EINVALID, "content is not valid UTF-8")
 	}
-	layer := LayerFact
-	if in.Layer != "" {
-		l, err := ParseLayer(in.Layer)
-		if err != nil {
-			return Memory{}, err
-		}
-		layer = l
+	layer, err := ManualLayer(in.Layer)
+	if err != nil {
+		return Memory{}, err
 	}
-	def, ok := manualLayers[layer]
-	if !ok {
-		return Memory{}, Errorf(EINVALID, "a memory added by hand goes to l1_profile, l3_fact, l6_schema or l7_intention, not %s", layer)
-	}
+	def := manualLayers[layer]
 	category := strings.TrimSpace(in.Category)
 	if category == "" {
 		category = def

@@ -102,8 +102,8 @@ func (k *Keeper) Dir() string { return k.c.Dir }
 
 var idPattern = regexp.MustCompile(`^hyatlas-\d{8}T\d{6}\.\d{3}Z$`)
 
-// checkID refuses an id that is not a snapshot's name (no paths).
-func checkID(id string) error {
+// CheckID refuses an id that is not a snapshot's name (no paths).
+func CheckID(id string) error {
 	if !idPattern.MatchString(id) {
 		return memory.Errorf(memory.EINVALID, "%q is not a snapshot id (hyatlas-YYYYMMDDTHHMMSS.mmmZ)", id)
 	}
@@ -256,7 +256,7 @@ func (k *Keeper) List() ([]Info, error) {
 	out := []Info{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".zip")
-		if !ok || checkID(id) != nil || !e.Type().IsRegular() {
+		if !ok || CheckID(id) != nil || !e.Type().IsRegular() {
 			continue
 		}
 		info := Info{ID: id}
@@ -301,7 +301,7 @@ func readManifest(path string) (Manifest, error) {
 
 // Delete removes a snapshot.
 func (k *Keeper) Delete(id string) error {
-	if err := checkID(id); err != nil {
+	if err := CheckID(id); err != nil {
 		return err
 	}
 	err := os.Remove(k.path(id))

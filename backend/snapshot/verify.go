@@ -32,7 +32,7 @@ func (k *Keeper) Verify(ctx context.Context, id string) (Info, error) {
 // Extract verifies a snapshot (see Verify) while unpacking it into dir:
 // dir/hyatlas.db and dir/workspace/<agent>/<file>.
 func (k *Keeper) Extract(ctx context.Context, id, dir string) (Info, error) {
-	if err := checkID(id); err != nil {
+	if err := CheckID(id); err != nil {
 		return Info{}, err
 	}
 	path := k.path(id)

@@ -357,6 +357,22 @@ async function others(page) {
   const why = (await hit.locator('.why').textContent()).replace(/\s+/g, ' ');
   check(why.includes('keyword #1'), `the hit does not say it was the first keyword match: ${why}`);
   await page.screenshot({ path: join(SHOTS, 'recall.png'), fullPage: true });
+  // The prompt block is one user's: another user's strong memory is in
+  // theirs, not in "default"'s, and the page says whose block it shows.
+  const alices = 'Alice keeps her notes in Obsidian';
+  const added = await page.evaluate((content) => fetch('/api/v1/memories', { method: 'POST', credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json', 'X-HyAtlas-Session': localStorage.getItem('hyatlas.session') ?? '' },
+    body: JSON.stringify({ content, user_id: 'alice', strength: 0.9 }) }).then((r) => r.status), alices);
+  check(added === 201, `adding alice's memory answered ${added}`);
+  await page.fill('[data-testid="recall-user"]', 'alice');
+  await page.locator('[data-testid="prompt-block"]', { hasText: alices }).waitFor({ timeout: 10_000 });
+  check((await page.locator('h3', { hasText: 'for user “alice”' }).count()) === 1, 'the prompt block does not say it is alice’s');
+  await page.fill('[data-testid="recall-user"]', '');
+  await page.locator('h3', { hasText: 'for user “default”' }).waitFor({ timeout: 10_000 });
+  await page.locator('[data-testid="prompt-block"], [data-testid="prompt-empty"]').first().waitFor({ timeout: 10_000 });
+  const defaults = page.locator('[data-testid="prompt-block"]');
+  const shown = (await defaults.count()) ? await defaults.textContent() : '';
+  check(!shown.includes(alices), 'alice’s memory is in the default user’s prompt block');
   await workspace(page);
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, getStatus, waitForRestart } from './api';
+import { ApiError, getStatus, linkOutcome, signInFromLink, waitForRestart } from './api';
 
 const sample = {
   status: 'ok',
@@ -137,5 +137,36 @@ describe('waitForRestart', () => {
       throw new Error('down');
     };
     await expect(waitForRestart({ status: down, everyMs: 1, goneMs: 5, timeoutMs: 30 })).rejects.toThrow(/did not come back/);
+  });
+});
+
+describe('signInFromLink', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  function page(href: string) {
+    const stored: Record<string, string> = {};
+    vi.stubGlobal('history', { replaceState: vi.fn() });
+    vi.stubGlobal('localStorage', { setItem: (k: string, v: string) => (stored[k] = v), getItem: (k: string) => stored[k] ?? null });
+    return { loc: { href } as Location, stored };
+  }
+
+  it.each([
+    ['a session', () => Promise.resolve(new Response(JSON.stringify({ session: 's1' }), { status: 200 })), 'signed-in'],
+    ['a used link (401)', () => Promise.resolve(new Response('{"error":"used"}', { status: 401 })), 'refused'],
+    ['a server error', () => Promise.resolve(new Response('oops', { status: 500 })), 'failed'],
+    ['no answer', () => Promise.reject(new TypeError('network')), 'failed'],
+  ] as const)('says what %s came to', async (_name, answer, want) => {
+    const { loc, stored } = page('http://127.0.0.1:19528/?code=abc');
+    mockFetch(answer);
+    expect(await signInFromLink(loc)).toBe(want);
+    expect(linkOutcome).toBe(want);
+    expect(stored['hyatlas.session'] ?? '').toBe(want === 'signed-in' ? 's1' : '');
+  });
+
+  it('does nothing without a code', async () => {
+    const { loc } = page('http://127.0.0.1:19528/');
+    const fn = mockFetch(() => Promise.reject(new Error('no call expected')));
+    expect(await signInFromLink(loc)).toBe('none');
+    expect(fn).not.toHaveBeenCalled();
   });
 });

@@ -38,16 +38,22 @@ function storedSession(): string {
   }
 }
 
+/** What the sign-in link this page was opened with came to. */
+export type LinkOutcome = 'none' | 'signed-in' | 'refused' | 'failed';
+
+/** The outcome of this page's sign-in link, for the signed-out message. */
+export let linkOutcome: LinkOutcome = 'none';
+
 /**
  * Signs the dashboard in when the address carries a sign-in link's code:
  * trades it for a session, keeps that, and drops the code from the
- * address. A used or unknown code leaves the page signed out (it then
- * explains how to get a new link).
+ * address. A used or unknown code leaves the page signed out ('refused':
+ * each link works once, and the page then says to get a new one).
  */
-export async function signInFromLink(loc: Location = location): Promise<void> {
+export async function signInFromLink(loc: Location = location): Promise<LinkOutcome> {
   const url = new URL(loc.href);
   const code = url.searchParams.get('code');
-  if (!code) return;
+  if (!code) return (linkOutcome = 'none');
   url.searchParams.delete('code');
   history.replaceState(null, '', url.pathname + url.search + url.hash);
   try {
@@ -56,11 +62,13 @@ export async function signInFromLink(loc: Location = location): Promise<void> {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ code }),
     });
-    if (!res.ok) return;
+    if (!res.ok) return (linkOutcome = res.status >= 400 && res.status < 500 ? 'refused' : 'failed');
     const body = (await res.json()) as { session?: string };
-    if (body.session) localStorage.setItem(SESSION_KEY, body.session);
+    if (!body.session) return (linkOutcome = 'failed');
+    localStorage.setItem(SESSION_KEY, body.session);
+    return (linkOutcome = 'signed-in');
   } catch {
-    // unreachable or no storage: the page shows it is signed out
+    return (linkOutcome = 'failed'); // unreachable or no storage: the page shows it is signed out
   }
 }
 
