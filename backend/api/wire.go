@@ -137,7 +137,7 @@ func round(f float64) float64 {
 }
 
 func roundWhy(w memory.Why) memory.Why {
-	for _, f := range []*float64{&w.Vector, &w.Keyword, &w.Session, &w.Date, &w.Entity, &w.Graph, &w.Recency,
+	for _, f := range []*float64{&w.Vector, &w.Keyword, &w.Session, &w.Speaker, &w.Date, &w.Entity, &w.Graph, &w.Recency,
 		&w.Usage, &w.Intention, &w.Strength, &w.Fused} {
 		*f = round(*f)
 	}

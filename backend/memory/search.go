@@ -76,7 +76,7 @@ type Why struct {
 	KeywordRank int     `json:"keyword_rank,omitempty"` // 1-based rank in the keyword leg, 0 if absent
 	Session     float64 `json:"session,omitempty"`      // its conversation holds a strong match
 	Speaker     float64 `json:"speaker,omitempty"`      // a transcript line of the speaker the query names
-	Date        float64 `json:"date,omitempty"`         // dated inside the window the query names
+	Date        float64 `json:"date,omitempty"`         // dated inside the window the query names, or a dated answer to a "when" question
 	Entity      float64 `json:"entity,omitempty"`       // the query names its entity
 	Graph       float64 `json:"graph,omitempty"`        // linked to a strong match
 	Recency     float64 `json:"recency,omitempty"`      // newer among the candidates

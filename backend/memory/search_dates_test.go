@@ -95,10 +95,11 @@ func TestSearch_WindowRowsKeepTheirKeywordScore(t *testing.T) {
 	}
 }
 
-// hitWhy is the why of id among a search's hits, and whether it is one.
-func hitWhy(t *testing.T, r *rig, q, id string) (memory.Why, bool) {
+// hitWhy is the why of id among a search's hits, and whether it is one;
+// floor is the request's min_score (nil: the default relevance gate).
+func hitWhy(t *testing.T, r *rig, q, id string, floor *float64) (memory.Why, bool) {
 	t.Helper()
-	res := searchRes(t, r, memory.SearchInput{Query: q, Limit: 10, MinScore: f64(0)})
+	res := searchRes(t, r, memory.SearchInput{Query: q, Limit: 10, MinScore: floor})
 	for _, h := range res.Hits {
 		if h.Memory.ID == id {
 			return h.Why, true
@@ -120,35 +121,46 @@ func TestSearch_DatesInTheQuery(t *testing.T) {
 		dated bool // the first row must be a hit with a date part (else: a hit, or absent when absent)
 		// absent: the first row must not be a hit
 		absent bool
+		// gate: search with the default relevance gate (else min_score 0)
+		gate bool
 	}{
 		{"before X is every day before X, not X", time.UTC, []memory.Memory{
 			{Layer: memory.LayerFact, Content: "We moved the office to Berlin", EventAt: utc(2023, 6, 10, 12)},
 			{Layer: memory.LayerFact, Content: "We hired two designers", EventAt: utc(2024, 3, 10, 12)},
-		}, "what happened before 2024?", true, false},
+		}, "what happened before 2024?", true, false, false},
 		{"a person named June is not a month", time.UTC, []memory.Memory{
 			{Layer: memory.LayerFact, Content: "June said she will move to Lisbon in the spring", EventAt: utc(2026, 11, 20, 10)},
 			{Layer: memory.LayerFact, Content: "The team shipped the billing export", EventAt: utc(2026, 6, 12, 10)},
-		}, "What did June say?", false, false},
+		}, "What did June say?", false, false, false},
 		{"an intention due in the window is dated in it", time.UTC, []memory.Memory{
 			{Layer: memory.LayerIntention, Category: memory.CategoryGoal, Content: "Dentist appointment at 3 pm", DueAt: utc(2026, 12, 1, 15)},
 			{Layer: memory.LayerFact, Content: "Joanna likes green tea"},
-		}, "What do I have tomorrow?", true, false},
+		}, "What do I have tomorrow?", true, false, false},
 		{"a day without a time is that day west of UTC", west, []memory.Memory{
 			{Layer: memory.LayerFact, Content: "Joanna ran her first half marathon", EventAt: utc(2026, 5, 1, 0)},
 			{Layer: memory.LayerFact, Content: "Joanna bought a plant", EventAt: time.Date(2026, 5, 1, 12, 0, 0, 0, west)},
-		}, "what happened on 1 May 2026", true, false},
+		}, "what happened on 1 May 2026", true, false, false},
 		{"a day without a time is not the day before west of UTC", west, []memory.Memory{
 			{Layer: memory.LayerFact, Content: "Joanna ran her first half marathon", EventAt: utc(2026, 5, 1, 0)},
 			{Layer: memory.LayerFact, Content: "Joanna bought a plant", EventAt: time.Date(2026, 4, 30, 12, 0, 0, 0, west)},
-		}, "what happened on 30 April 2026", false, true},
+		}, "what happened on 30 April 2026", false, true, false},
+		{"a date among other words is no reason alone", time.UTC, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "Joanna bought a plant", EventAt: utc(2026, 11, 30, 8)},
+		}, "write me a short poem about the sea today", false, true, true},
+		{"a date alone asks for what is dated then", time.UTC, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "Joanna bought a plant", EventAt: utc(2026, 11, 30, 8)},
+		}, "what happened today?", true, false, false},
+		{"a date and a name find the named one's day", time.UTC, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "Joanna bought a plant", EventAt: utc(2026, 11, 30, 8)},
+		}, "what did Joanna do today?", true, false, false},
 		{"a row saying this year tells of no day", time.UTC, []memory.Memory{
 			{Layer: memory.LayerFact, Content: "Joanna's goal this year is to run a marathon", EventAt: utc(2026, 5, 5, 9)},
 			{Layer: memory.LayerFact, Content: "Joanna baked bread with her sister", EventAt: utc(2026, 5, 1, 15)},
-		}, "what happened on 1 May 2026", false, true},
+		}, "what happened on 1 May 2026", false, true, false},
 		{"a row saying since March tells of no day", time.UTC, []memory.Memory{
 			{Layer: memory.LayerFact, Content: "Joanna has been learning Spanish since March", EventAt: utc(2026, 5, 6, 9)},
 			{Layer: memory.LayerFact, Content: "Joanna baked bread with her sister", EventAt: utc(2026, 5, 1, 15)},
-		}, "what happened on 1 May 2026", false, true},
+		}, "what happened on 1 May 2026", false, true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,7 +171,11 @@ func TestSearch_DatesInTheQuery(t *testing.T) {
 					first = id
 				}
 			}
-			w, ok := hitWhy(t, r, c.query, first)
+			floor := f64(0)
+			if c.gate {
+				floor = nil
+			}
+			w, ok := hitWhy(t, r, c.query, first, floor)
 			switch {
 			case c.absent && ok:
 				t.Errorf("%q: %q is a hit (why %+v)", c.query, c.rows[0].Content, w)

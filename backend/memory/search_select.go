@@ -53,10 +53,14 @@ func filterCandidates(_ context.Context, r *searchRun) error {
 // evidence reports whether a candidate is relevant on its own: a cosine
 // at or above the floor, a keyword match holding enough of the query's
 // terms (any match when the query has one or two), or a reason of its own
-// (the date window, a named entity, a link to a strong match).
+// (the date window of a query that asks only a date, a named entity, a
+// link to a strong match).
 func (r *searchRun) evidence(c *candidate) bool {
+	// Found by the date alone for a query that asks more than a date ("a
+	// poem about today"): that is no reason of its own.
+	byDateAlone := c.inWindow && !onlyGeneric(r.q.terms) && c.why.Entity == 0 && c.why.Graph == 0
 	switch {
-	case c.reason:
+	case c.reason && !byDateAlone:
 		return true
 	case c.hasCosine && r.q.minScore > 0 && c.cosine >= r.q.minScore && r.q.reader != ReaderKeyword:
 		return true

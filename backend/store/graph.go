@@ -144,14 +144,12 @@ func dropGraph(ctx context.Context, tx *sql.Tx, scope memory.Scope) error {
 	if err := passUsedNodes(ctx, tx, nw); err != nil {
 		return err
 	}
-	for _, q := range []string{
-		`DELETE FROM graph_nodes` + w.sql(),
-		`UPDATE graph_nodes SET page_id = '' WHERE page_id <> '' AND NOT EXISTS (SELECT 1 FROM memories WHERE id = page_id)`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, w.args...); err != nil {
-			return fmt.Errorf("delete the graph: %w", err)
-		}
-		w = where{}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM graph_nodes`+w.sql(), w.args...); err != nil {
+		return fmt.Errorf("delete the graph: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET page_id = ''
+		WHERE page_id <> '' AND NOT EXISTS (SELECT 1 FROM memories WHERE id = page_id)`); err != nil {
+		return fmt.Errorf("unlink deleted pages: %w", err)
 	}
 	return nil
 }
