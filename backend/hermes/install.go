@@ -1,6 +1,7 @@
 package hermes
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -187,6 +188,10 @@ func (in *Installer) Install(home string) (Status, error) {
 	}
 	st.Message = fmt.Sprintf("Installed in %s and set memory.provider to %s (%s; uninstall puts that back). It takes effect from the next Hermes session.",
 		PluginDir(home), PluginName, was)
+	if bytes.Equal(edited, cfg) && !reinstall {
+		st.Message = fmt.Sprintf("Installed in %s; config.yaml already named %s as memory.provider (uninstall removes it). It takes effect from the next Hermes session.",
+			PluginDir(home), PluginName)
+	}
 	return st, err
 }
 

@@ -120,6 +120,15 @@ type GraphEdge struct {
 // Held reports whether the record is the app's belief now.
 func (e GraphEdge) Held() bool { return e.ExpiredAt.IsZero() }
 
+// Began is when the relation began as the rules count it: its start, or,
+// unknown, when it was first learnt.
+func (e GraphEdge) Began() time.Time {
+	if e.ValidFrom.IsZero() {
+		return e.LearnedAt
+	}
+	return e.ValidFrom
+}
+
 // RelationInput is a relation to learn.
 type RelationInput struct {
 	Owner            Owner  // who learns it: the relation's records are this owner's
@@ -215,10 +224,7 @@ func planExclusive(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 			if !h.Exclusive || h.ID == next.ID || h.To == next.To && h.Owner != next.Owner {
 				continue
 			}
-			began := h.ValidFrom
-			if began.IsZero() {
-				began = h.LearnedAt
-			}
+			began := h.Began()
 			if !next.ValidFrom.IsZero() && next.ValidFrom.Before(began) {
 				// Late: an older relation ends where the later one began.
 				if next.ValidTo.IsZero() || began.Before(next.ValidTo) {

@@ -52,28 +52,32 @@ func TestGraph_DeletingAnAgentKeepsTheSameRelationAnotherLearnt(t *testing.T) {
 	}
 }
 
-// Alias groups that overlap ("amy,bea;bea,cy": amy and cy are not one
-// person, though both are bea's) share bea's node, but cy's learning never
-// ends amy's relations: only the person's own records are weighed.
-func TestGraph_AnotherPersonDoesNotEndMyRelation(t *testing.T) {
+// Alias groups that share an id are one person ("amy,bea;bea,cy"): a job
+// learnt for cy ends amy's, and amy's view shows it; a user id outside the
+// group never weighs in.
+func TestGraph_OverlappingAliasGroupsAreOnePerson(t *testing.T) {
 	al, err := memory.ParseAliases("amy,bea;bea,cy")
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := newRig(t, memory.Config{Aliases: al}, func(d *memory.Deps) { d.GraphStore = d.Store.(memory.GraphStore) })
-	amy, bea, cy := memory.Owner{UserID: "amy"}, memory.Owner{UserID: "bea"}, memory.Owner{UserID: "cy"}
-	learnJob(t, r, bea, "Acme", "2024-01-01", "2024-02-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: bea}).ID)
-	learnJob(t, r, amy, "Globex", "2025-03-01", "2025-04-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: amy}).ID)
-	learnJob(t, r, cy, "Initech", "2026-01-01", "2026-02-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice joined Initech", Owner: cy}).ID)
+	amy, bea, cy, dan := memory.Owner{UserID: "amy"}, memory.Owner{UserID: "bea"}, memory.Owner{UserID: "cy"}, memory.Owner{UserID: "dan"}
+	fact := func(o memory.Owner, text string) string {
+		return r.put(t, memory.Memory{Layer: memory.LayerFact, Content: text, Owner: o}).ID
+	}
+	learnJob(t, r, bea, "Acme", "2024-01-01", "2024-02-01", fact(bea, "Alice works at Acme"))
+	learnJob(t, r, amy, "Globex", "2025-03-01", "2025-04-01", fact(amy, "Alice moved to Globex"))
+	learnJob(t, r, cy, "Initech", "2026-01-01", "2026-02-01", fact(cy, "Alice joined Initech"))
+	learnJob(t, r, dan, "Umbrella", "2026-03-01", "2026-04-01", fact(dan, "Alice works at Umbrella"))
 
-	// cy is not in amy's scope: amy's view must not change because of cy.
-	edges, _ := viewOf(t, r, "amy", "", "2026-06-01")
-	want := []string{"Alice works at Globex [2025-03-01, ?)"}
-	if !slices.Equal(edges, want) {
-		t.Errorf("amy's view after cy learnt a job: %v, want %v", edges, want)
+	want := []string{"Alice works at Initech [2026-01-01, ?)"}
+	for _, user := range []string{"amy", "bea", "cy"} {
+		if edges, _ := viewOf(t, r, user, "", "2026-06-01"); !slices.Equal(edges, want) {
+			t.Errorf("%s's view: %v, want %v", user, edges, want)
+		}
+	}
+	if edges, _ := viewOf(t, r, "dan", "", "2026-06-01"); !slices.Equal(edges, []string{"Alice works at Umbrella [2026-03-01, ?)"}) {
+		t.Errorf("dan's view: %v", edges)
 	}
 }
 
@@ -236,5 +240,36 @@ func TestGraph_ImportingAnAliasKeepsThePersonsEntityOne(t *testing.T) {
 	}
 	if len(around.Neighbours) != 2 {
 		t.Errorf("Alice's neighbours for the person: %d, want 2 (Acme and Paris)", len(around.Neighbours))
+	}
+}
+
+// Two user ids that each had an Alice (and an Acme) before they became one
+// alias group: the person's nodes of a name become one when next met, so
+// the same owner stating the same job again recites it, and it is held
+// once.
+func TestGraph_AnAliasGroupsTwoNodesOfANameBecomeOne(t *testing.T) {
+	r := newRig(t, memory.Config{}, func(d *memory.Deps) { d.GraphStore = d.Store.(memory.GraphStore) })
+	amy, bea := memory.Owner{UserID: "amy"}, memory.Owner{UserID: "bea"}
+	likes := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Bob likes Acme", Owner: amy}).ID
+	if _, err := r.svc.LearnRelation(context.Background(), memory.RelationInput{Owner: amy, From: "Bob", FromType: "person",
+		To: "Acme", ToType: "organization", Relation: "likes", Facts: []string{likes}, At: day("2024-01-01")}); err != nil {
+		t.Fatal(err)
+	}
+	job := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: bea}).ID
+	first := learnJob(t, r, bea, "Acme", "2024-06-01", "2024-06-01", job)
+
+	// amy and bea become one person (aliases are settings).
+	al, err := memory.ParseAliases("amy,bea")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.store.UsePeople(func(u string) []string { return al.Expand(u) })
+
+	again := learnJob(t, r, bea, "Acme", "2024-06-01", "2025-01-01", job)
+	if again.ID != first.ID {
+		t.Errorf("bea stating her job again made relation %s (ending %s), want a recite of %s", again.ID, first.ID, first.ID)
+	}
+	if got := edgesAt(t, r, memory.AxisValid, "2025-06-01"); len(got) != 2 {
+		t.Errorf("held relations: %v, want Bob likes Acme and Alice works at Acme once", got)
 	}
 }

@@ -48,9 +48,11 @@ type Aliases struct {
 }
 
 // ParseAliases reads "a,b,c;d,e": groups separated by ';', ids in a group by
-// ','. Blank ids are ignored; a group needs two ids. An id in two groups
-// maps to the union of both. A group with one id is an EINVALID error, so a
-// typo is not silently ignored.
+// ','. Blank ids are ignored; a group needs two ids. Groups that share an
+// id are one group ("a,b;b,c" is a, b and c): ids that are one person with
+// the same id are one person, for reads, consolidation and the graph
+// alike. A group with one id is an EINVALID error, so a typo is not
+// silently ignored.
 func ParseAliases(s string) (Aliases, error) {
 	a := Aliases{groups: map[string][]string{}}
 	for _, group := range strings.Split(s, ";") {
@@ -66,8 +68,12 @@ func ParseAliases(s string) (Aliases, error) {
 		if len(ids) == 1 {
 			return Aliases{}, Errorf(EINVALID, "alias group %q needs at least two user ids", strings.TrimSpace(group))
 		}
+		merged := ids
 		for _, id := range ids {
-			a.groups[id] = union(a.groups[id], ids)
+			merged = union(merged, a.groups[id]) // the groups it joins
+		}
+		for _, id := range merged {
+			a.groups[id] = merged
 		}
 	}
 	return a, nil

@@ -44,7 +44,9 @@ func TestParseAliases(t *testing.T) {
 		{"", []string{"a"}, []string{"a"}, false},
 		{"a,b;c,d", []string{"a"}, []string{"a", "b"}, false},
 		{"a, b ; c,d", []string{"d"}, []string{"c", "d"}, false},
-		{"a,b;b,c", []string{"a"}, []string{"a", "b"}, false},
+		{"a,b;b,c", []string{"a"}, []string{"a", "b", "c"}, false}, // groups sharing an id are one
+		{"a,b;c,d;d,a", []string{"b"}, []string{"a", "b", "c", "d"}, false},
+		{"a,b;c,d", []string{"c"}, []string{"c", "d"}, false},
 		{"a,b;b,c", []string{"b"}, []string{"a", "b", "c"}, false},
 		{"a,b", []string{"a", "x"}, []string{"a", "b", "x"}, false},
 		{"a,b", []string{"", " "}, nil, false},

@@ -38,6 +38,16 @@ func ParseQueryDates(query string, now time.Time, loc *time.Location) (w DateWin
 		if !found {
 			continue
 		}
+		// A date keeps to the years 1-9999 ("5000 years before 2026").
+		if h.span.from.before(qdFirstDay) {
+			h.span.from = qdFirstDay
+		}
+		if end := qdLastDay.add(1); end.before(h.span.to) {
+			h.span.to = end
+		}
+		if !h.span.valid() {
+			continue
+		}
 		from, to := h.span.from.midnight(loc), h.span.to.midnight(loc)
 		if !from.Before(to) {
 			continue
@@ -325,7 +335,8 @@ func (p *qdParser) isoTime(i int) (int, bool) {
 	}
 	j := i + 1
 	glued := func(k int) bool { return k < len(p.toks) && p.toks[k].start == p.toks[k-1].end }
-	if !glued(j) || p.toks[j].digits != 2 || !p.punctAt(j+1, ':') || !glued(j+2) || p.toks[j+2].digits != 2 {
+	if !glued(j) || p.toks[j].digits != 2 || !p.punctAt(j+1, ':') || !glued(j+2) || p.toks[j+2].digits != 2 ||
+		p.toks[j].num > 23 || p.toks[j+2].num > 59 {
 		return 0, false
 	}
 	j += 3

@@ -25,7 +25,7 @@ func (p *qdParser) openEnded(i int) (qdHit, bool) {
 	default:
 		return qdHit{}, false
 	}
-	h, ok := p.single(j, true)
+	h, ok := p.single(j, false) // "after June left": June is a name here
 	if !ok {
 		return qdHit{}, false
 	}
@@ -119,7 +119,7 @@ func (p *qdParser) anchored(i int) (qdHit, bool) {
 	if !after && !p.is(j, "before") {
 		return qdHit{}, false
 	}
-	x, ok := p.single(j+1, true)
+	x, ok := p.single(j+1, false)
 	if !ok {
 		return qdHit{}, false
 	}

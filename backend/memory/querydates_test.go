@@ -170,6 +170,9 @@ var qdCases = []qdCase{
 	qdNo("What did June say?"),
 	qdNo("what did Jean go through before meeting Maria?"),
 	qdNo("how did she feel after the accident?"),
+	qdNo("did we talk after June left"),
+	qdNo("what did I tell June before April came"),
+	qdNo("the deploy at 2023-05-07T25:99"),
 	qdNo("April's idea"),
 	qdNo("August asked for the keys"),
 	qdNo("2023-05-07T10:00x"),
@@ -357,6 +360,27 @@ func TestParseQueryDates_RangesRunForward(t *testing.T) {
 				t.Errorf("%q asked %s: [%s, %s) holds %s", c.q, c.now.Format("2006-01-02"), w.From.Format("2006-01-02"),
 					w.To.Format("2006-01-02"), d.Format("2006-01-02"))
 			}
+		}
+	}
+}
+
+// A row can tell of an open-ended window ("before May 2, 2026" runs from
+// the year 1, longer than a time.Duration holds) as of a bounded one.
+func TestTellsOf_OpenEndedWindows(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	written := time.Date(2026, 5, 2, 11, 0, 0, 0, time.UTC)
+	for _, query := range []string{"before May 2, 2026", "until May 1, 2026", "between May 2025 and May 1, 2026"} {
+		q, _, ok := ParseQueryDates(query, now, time.UTC)
+		if !ok {
+			t.Fatalf("%q names no date", query)
+		}
+		w, _, ok := ParseQueryDates("Joanna watched a film last night", written, time.UTC)
+		if !ok {
+			t.Fatal("last night names no date")
+		}
+		if !tellsOf(w, q) {
+			t.Errorf("%q: a row written %s telling of last night (%s to %s) does not tell of [%s, %s)",
+				query, written.Format(time.DateOnly), w.From, w.To, q.From, q.To)
 		}
 	}
 }

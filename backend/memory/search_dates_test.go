@@ -128,6 +128,10 @@ func TestSearch_DatesInTheQuery(t *testing.T) {
 			{Layer: memory.LayerFact, Content: "We moved the office to Berlin", EventAt: utc(2023, 6, 10, 12)},
 			{Layer: memory.LayerFact, Content: "We hired two designers", EventAt: utc(2024, 3, 10, 12)},
 		}, "what happened before 2024?", true, false, false},
+		{"before X leaves X out", time.UTC, []memory.Memory{
+			{Layer: memory.LayerFact, Content: "We hired two designers", EventAt: utc(2024, 3, 10, 12)},
+			{Layer: memory.LayerFact, Content: "We moved the office to Berlin", EventAt: utc(2023, 6, 10, 12)},
+		}, "what happened before 2024?", false, true, false},
 		{"a person named June is not a month", time.UTC, []memory.Memory{
 			{Layer: memory.LayerFact, Content: "June said she will move to Lisbon in the spring", EventAt: utc(2026, 11, 20, 10)},
 			{Layer: memory.LayerFact, Content: "The team shipped the billing export", EventAt: utc(2026, 6, 12, 10)},

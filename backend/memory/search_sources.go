@@ -75,7 +75,7 @@ func datedRows(ctx context.Context, r *searchRun) ([]Memory, error) {
 			return nil, fmt.Errorf("list intentions due %s: %w", w.Phrase, err)
 		}
 		for _, m := range due {
-			if inWindow(m.DueAt, w) && !inWindow(m.EventAt, w) {
+			if inWindow(m.DueAt, w) {
 				kept = append(kept, m)
 			}
 		}
@@ -123,7 +123,9 @@ func tellsOfWindow(ctx context.Context, r *searchRun) ([]Memory, error) {
 // more than tellSlack ("last night" tells of a day; "this year" or "since
 // March" tell of no day in particular).
 func tellsOf(w, q DateWindow) bool {
-	return w.From.Before(q.To) && q.From.Before(w.To) && w.To.Sub(w.From) <= q.To.Sub(q.From)+tellSlack
+	// (Sub saturates at about 292 years, an open-ended window's length:
+	// nothing is added to it.)
+	return w.From.Before(q.To) && q.From.Before(w.To) && w.To.Sub(w.From)-tellSlack <= q.To.Sub(q.From)
 }
 
 // namedPage is an entity page the query names, and the name.

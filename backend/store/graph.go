@@ -218,8 +218,9 @@ func evidenceKinds(ctx context.Context, tx *sql.Tx, ids []string) (map[string]st
 	return kinds, nil
 }
 
-// ensureNode returns the person's node for name (the oldest, should an
-// alias group have brought two), creating it for owner o when the person
+// ensureNode returns the person's node for name (the oldest, into which
+// any other of the name is merged: an alias group set late brings two),
+// creating it for owner o when the person
 // (the user ids given) has none. A new node, or one whose page is not a
 // live memory, is linked to the person's live entity page of that name,
 // if any. A node of type other takes a more specific type when one is
@@ -227,13 +228,10 @@ func evidenceKinds(ctx context.Context, tx *sql.Tx, ids []string) (map[string]st
 func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, person []string, name string, t memory.EntityType, at time.Time) (string, error) {
 	norm := memory.NormalizeText(name)
 	users := placeholders(len(person))
-	var id, have, page string
-	err := tx.QueryRowContext(ctx, `SELECT id, type, page_id FROM graph_nodes WHERE norm = ? AND user_id IN (`+users+`)
-		ORDER BY created_at, seq LIMIT 1`, append([]any{norm}, anys(person)...)...).Scan(&id, &have, &page)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	id, have, page, found, err := mergeNamesakes(ctx, tx, person, norm)
+	if err != nil {
 		return "", fmt.Errorf("read node %q: %w", name, err)
 	}
-	found := err == nil
 	if found && have == string(memory.EntityOther) && t != memory.EntityOther {
 		if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET type = ? WHERE id = ?`, string(t), id); err != nil {
 			return "", fmt.Errorf("type node %s: %w", id, err)
@@ -276,6 +274,56 @@ func ensureNode(ctx context.Context, tx *sql.Tx, o memory.Owner, person []string
 		return "", fmt.Errorf("add node %q: %w", name, err)
 	}
 	return id, nil
+}
+
+// mergeNamesakes finds the person's nodes of a normalised name and makes
+// them one: the oldest stays, takes the others' relations, and their page
+// and type when it has none; the others go. It returns the one left.
+func mergeNamesakes(ctx context.Context, tx *sql.Tx, person []string, norm string) (id, typ, page string, found bool, err error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, type, page_id FROM graph_nodes WHERE norm = ? AND user_id IN (`+
+		placeholders(len(person))+`) ORDER BY created_at, seq`, append([]any{norm}, anys(person)...)...)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	type node struct{ id, typ, page string }
+	var nodes []node
+	for rows.Next() {
+		var n node
+		if err := rows.Scan(&n.id, &n.typ, &n.page); err != nil {
+			rows.Close()
+			return "", "", "", false, err
+		}
+		nodes = append(nodes, n)
+	}
+	if err := rows.Close(); err != nil {
+		return "", "", "", false, err
+	}
+	if len(nodes) == 0 {
+		return "", "", "", false, nil
+	}
+	keep := nodes[0]
+	for _, n := range nodes[1:] {
+		if keep.typ == string(memory.EntityOther) {
+			keep.typ = n.typ
+		}
+		if keep.page == "" {
+			keep.page = n.page
+		}
+		for _, q := range []string{`UPDATE graph_edges SET src = ? WHERE src = ?`, `UPDATE graph_edges SET dst = ? WHERE dst = ?`} {
+			if _, err := tx.ExecContext(ctx, q, keep.id, n.id); err != nil {
+				return "", "", "", false, fmt.Errorf("merge node %s into %s: %w", n.id, keep.id, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM graph_nodes WHERE id = ?`, n.id); err != nil {
+			return "", "", "", false, fmt.Errorf("merge node %s into %s: %w", n.id, keep.id, err)
+		}
+	}
+	if len(nodes) > 1 {
+		if _, err := tx.ExecContext(ctx, `UPDATE graph_nodes SET type = ?, page_id = ? WHERE id = ?`, keep.typ, keep.page, keep.id); err != nil {
+			return "", "", "", false, fmt.Errorf("merge into node %s: %w", keep.id, err)
+		}
+	}
+	return keep.id, keep.typ, keep.page, true, nil
 }
 
 // heldOfSubject reads the person's held records of a relation whose

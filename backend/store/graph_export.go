@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"hyatlas/backend/memory"
@@ -113,14 +112,12 @@ func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport, personOf
 // the person (the user ids given) has no entity of that name.
 func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode, person []string) (string, bool, error) {
 	norm := memory.NormalizeText(n.Name)
-	var id string
-	err := tx.QueryRowContext(ctx, `SELECT id FROM graph_nodes WHERE norm = ? AND user_id IN (`+placeholders(len(person))+`)
-		ORDER BY created_at, seq LIMIT 1`, append([]any{norm}, anys(person)...)...).Scan(&id)
-	if err == nil {
-		return id, false, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	id, _, _, found, err := mergeNamesakes(ctx, tx, person, norm)
+	if err != nil {
 		return "", false, fmt.Errorf("import entity %q: %w", n.Name, err)
+	}
+	if found {
+		return id, false, nil
 	}
 	id = n.ID
 	var taken bool

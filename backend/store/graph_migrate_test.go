@@ -168,3 +168,49 @@ func TestMigration9MergesALargeGraph(t *testing.T) {
 		t.Errorf("%d nodes after the merge (%v), want %d", n, err, perAgent+perAgent/2)
 	}
 }
+
+// Migration 9 ends a merged job where the next job began, once: a later
+// job (Gamma, 2023) that ends another agent's job (Beta) does not move the
+// end Acme got from Beta (2021).
+func TestMigration9EndsAMergedJobWhereTheNextBegan(t *testing.T) {
+	dir := t.TempDir()
+	db := openAtVersion(t, dir, 8)
+	ms := func(y int) string {
+		return strconv.FormatInt(time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), 10)
+	}
+	for _, q := range []string{
+		`INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at) VALUES
+			('e1', 'amy', 'hermes', 'Alice', 'alice', 'person', '', ` + ms(2020) + `),
+			('e2', 'amy', 'hermes', 'Acme',  'acme',  'organization', '', ` + ms(2020) + `),
+			('e3', 'amy', 'coder',  'Alice', 'alice', 'person', '', ` + ms(2021) + `),
+			('e4', 'amy', 'coder',  'Beta',  'beta',  'organization', '', ` + ms(2021) + `),
+			('e5', 'amy', 'coder',  'Gamma', 'gamma', 'organization', '', ` + ms(2023) + `)`,
+		`INSERT INTO graph_edges (rel_id, user_id, agent_id, src, dst, relation, exclusive, valid_from, valid_to, learned_at, recorded_at) VALUES
+			('r1', 'amy', 'hermes', 'e1', 'e2', 'works at', 1, ` + ms(2020) + `, NULL, ` + ms(2020) + `, ` + ms(2020) + `),
+			('r2', 'amy', 'coder',  'e3', 'e4', 'works at', 1, ` + ms(2021) + `, ` + ms(2023) + `, ` + ms(2021) + `, ` + ms(2023) + `),
+			('r3', 'amy', 'coder',  'e3', 'e5', 'works at', 1, ` + ms(2023) + `, NULL, ` + ms(2023) + `, ` + ms(2023) + `)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := openStoreDir(t, dir)
+	_, edges, err := s.GraphAll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ rel, to string }{{"r1", "2021"}, {"r2", "2023"}, {"r3", "0001"}} {
+		var got []string
+		for _, e := range edges {
+			if e.ID == tc.rel && e.Held() {
+				got = append(got, e.ValidTo.Format("2006"))
+			}
+		}
+		if len(got) != 1 || got[0] != tc.to {
+			t.Errorf("%s held records end %v, want [%s]", tc.rel, got, tc.to)
+		}
+	}
+}

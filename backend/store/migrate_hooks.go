@@ -41,8 +41,8 @@ func endMergedExclusives(ctx context.Context, tx *sql.Tx, at time.Time) error {
 	}
 	for _, k := range order {
 		g := groups[k]
-		sort.SliceStable(g, func(i, j int) bool { return began(g[i]).Before(began(g[j])) })
-		var held []memory.GraphEdge
+		sort.SliceStable(g, func(i, j int) bool { return g[i].Began().Before(g[j].Began()) })
+		var held []memory.GraphEdge // as they stand now: an end given here counts for the next
 		for _, r := range g {
 			p := memory.PlanRehold(held, r, at)
 			for _, e := range p.End {
@@ -53,18 +53,14 @@ func endMergedExclusives(ctx context.Context, tx *sql.Tx, at time.Time) error {
 				if err := insertRecord(ctx, tx, e); err != nil {
 					return err
 				}
+				for i := range held {
+					if held[i].ID == e.ID {
+						held[i] = e
+					}
+				}
 			}
 			held = append(held, r)
 		}
 	}
 	return nil
-}
-
-// began is when a record's relation began, as the rules count it: its
-// start, or when it was first learnt.
-func began(e memory.GraphEdge) time.Time {
-	if e.ValidFrom.IsZero() {
-		return e.LearnedAt
-	}
-	return e.ValidFrom
 }

@@ -170,11 +170,7 @@ func (w *where) in(col string, vals []string) {
 	if len(vals) == 0 {
 		return
 	}
-	args := make([]any, len(vals))
-	for i, v := range vals {
-		args[i] = v
-	}
-	w.add(col+" IN ("+placeholders(len(vals))+")", args...)
+	w.add(col+" IN ("+placeholders(len(vals))+")", anys(vals)...)
 }
 
 // scope adds the owner conditions of sc on the table alias a.

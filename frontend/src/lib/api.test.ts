@@ -154,6 +154,7 @@ describe('signInFromLink', () => {
     ['a session', () => Promise.resolve(new Response(JSON.stringify({ session: 's1' }), { status: 200 })), 'signed-in'],
     ['a used link (401)', () => Promise.resolve(new Response('{"error":"used"}', { status: 401 })), 'refused'],
     ['a server error', () => Promise.resolve(new Response('oops', { status: 500 })), 'failed'],
+    ['a refused request (403)', () => Promise.resolve(new Response('{"error":"origin"}', { status: 403 })), 'failed'],
     ['no answer', () => Promise.reject(new TypeError('network')), 'failed'],
   ] as const)('says what %s came to', async (_name, answer, want) => {
     const { loc, stored } = page('http://127.0.0.1:19528/?code=abc');

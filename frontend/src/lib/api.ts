@@ -62,7 +62,7 @@ export async function signInFromLink(loc: Location = location): Promise<LinkOutc
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ code }),
     });
-    if (!res.ok) return (linkOutcome = res.status >= 400 && res.status < 500 ? 'refused' : 'failed');
+    if (!res.ok) return (linkOutcome = res.status === 401 ? 'refused' : 'failed'); // 401: used or unknown
     const body = (await res.json()) as { session?: string };
     if (!body.session) return (linkOutcome = 'failed');
     localStorage.setItem(SESSION_KEY, body.session);
