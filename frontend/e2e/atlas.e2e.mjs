@@ -382,7 +382,7 @@ async function workspace(page) {
   await page.locator('[data-testid="ws-text"]').waitFor({ timeout: 10_000 });
   await page.waitForTimeout(300); // the file has loaded
   await page.fill('[data-testid="ws-text"]', 'You are Hermes, and you keep notes short.');
-  await page.getByRole('tab', { name: 'MEMORY.md' }).click();
+  await page.getByRole('button', { name: 'MEMORY.md' }).click();
   await page.locator('[data-testid="ws-discard"]').waitFor({ timeout: 10_000 });
   await page.getByRole('button', { name: 'Keep editing' }).click();
   check((await page.inputValue('[data-testid="ws-text"]')) === 'You are Hermes, and you keep notes short.',
@@ -395,8 +395,8 @@ async function workspace(page) {
     'leaving the page lost the unsaved text');
   await page.click('[data-testid="ws-save"]');
   await page.locator('[data-testid="ws-dirty"]').waitFor({ state: 'detached', timeout: 10_000 });
-  await page.getByRole('tab', { name: 'MEMORY.md' }).click();
-  await page.getByRole('tab', { name: 'SOUL.md' }).click();
+  await page.getByRole('button', { name: 'MEMORY.md' }).click();
+  await page.getByRole('button', { name: 'SOUL.md' }).click();
   await page.waitForFunction(() => document.querySelector('[data-testid="ws-text"]')?.value.includes('keep notes short'),
     null, { timeout: 10_000 });
   check((await page.locator('[data-testid="ws-discard"]').count()) === 0, 'a saved file asked to discard');

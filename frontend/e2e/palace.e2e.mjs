@@ -58,7 +58,7 @@ try {
   await page.locator('[data-testid="mp-evidence"] li', { hasText: 'Acme' }).first().waitFor();
   await page.locator('[data-testid="mp-evidence"] li', { hasText: 'Globex' }).first().waitFor();
   // The card takes the focus; Escape closes it and gives the focus back.
-  same(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Close', 'the card takes the focus');
+  same(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Close the card of Alice', 'the card takes the focus');
   await page.keyboard.press('Escape');
   await card.waitFor({ state: 'detached' });
   same(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Alice', 'the focus back on the entity');

@@ -1,0 +1,161 @@
+// Accessibility: what a person with low vision sees. At 200% zoom
+// of a 1280x800 window (a 640x400 CSS viewport at device scale 2) no page
+// scrolls sideways and the page buttons' names are not cut inside a word;
+// a retired Atlas row stays readable (text contrast at least 4.5:1); the
+// Overview chart's legend does not tell its two series apart by colour only.
+//
+//   HYATLAS_URL   the dashboard sign-in link
+//   CHROMIUM      browser binary (default /usr/bin/chromium)
+//
+// It adds one memory by hand and retires it (as atlas.e2e.mjs does).
+// Every check runs; the failures are listed together.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const URL_ = process.env.HYATLAS_URL;
+const BROWSER = process.env.CHROMIUM || '/usr/bin/chromium';
+const RETIRED = `a11y retired sample ${Date.now()}`;
+const failures = [];
+
+function check(ok, msg) {
+  if (!ok) failures.push(msg);
+}
+
+const PAGES = ['status', 'atlas', 'palace', 'recall', 'snapshots', 'workspace', 'settings'];
+const FILES = {
+  status: 'StatusView.svelte',
+  atlas: 'AtlasView.svelte',
+  palace: 'MindPalaceView.svelte',
+  recall: 'RecallView.svelte',
+  snapshots: 'SnapshotsView.svelte',
+  workspace: 'WorkspaceView.svelte',
+  settings: 'SettingsModel.svelte',
+};
+
+async function zoomed(page) {
+  for (const p of PAGES) {
+    await page.click(`[data-testid="nav-${p}"]`);
+    await page.waitForTimeout(1_000);
+    const [scroll, client, widest] = await page.evaluate(() => {
+      const doc = document.documentElement;
+      let widest = '';
+      let right = doc.clientWidth;
+      for (const el of document.querySelectorAll('main *')) {
+        const r = el.getBoundingClientRect().right;
+        if (r > right + 1) {
+          right = r;
+          widest = `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.dataset.testid ? `[${el.dataset.testid}]` : ''}`;
+        }
+      }
+      return [doc.scrollWidth, doc.clientWidth, widest];
+    });
+    check(scroll <= client, `${p} (${FILES[p]}): at 200% the page scrolls sideways (${scroll} > ${client} CSS px; widest: ${widest})`);
+  }
+  // A page button's name is on one line, or wraps between words, never inside one.
+  const cut = await page.$$eval('nav button', (bs) =>
+    bs
+      .filter((b) => {
+        const range = document.createRange();
+        range.selectNodeContents(b);
+        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        return lines.size > b.textContent.trim().split(/\s+/).length;
+      })
+      .map((b) => b.textContent.trim()),
+  );
+  check(cut.length === 0, `App.svelte: at 200% the page buttons ${cut.join(', ')} break inside a word ("Overvi/ew")`);
+}
+
+async function retiredRow(page) {
+  await page.click('[data-testid="nav-atlas"]');
+  await page.click('[data-testid="add-open"]');
+  await page.fill('[data-testid="add-content"]', RETIRED);
+  await page.click('[data-testid="add-save"]');
+  await page.fill('[data-testid="atlas-search"]', RETIRED);
+  const row = page.locator('[data-testid="atlas-row"]', { hasText: RETIRED }).first();
+  await row.waitFor();
+  await row.locator('[data-testid="retire"]').click();
+  await page.fill('[data-testid="retire-reason"]', 'contrast check');
+  await page.click('[data-testid="retire-confirm"]');
+  await page.check('[data-testid="atlas-show-retired"]');
+  const retired = page.locator('[data-testid="atlas-row"].retired', { hasText: RETIRED }).first();
+  await retired.waitFor();
+  const worst = await retired.evaluate((li) => {
+    const parse = (c) => c.match(/[\d.]+/g).map(Number);
+    const lum = ([r, g, b]) => {
+      const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const bg = parse(getComputedStyle(document.documentElement).backgroundColor);
+    const op = Number(getComputedStyle(li).opacity);
+    let worst = [99, ''];
+    for (const el of li.querySelectorAll('.content, .strength, .tag, .meta > span')) {
+      if (!el.textContent.trim()) continue;
+      const c = parse(getComputedStyle(el).color);
+      const eff = c.slice(0, 3).map((v, i) => v * op + bg[i] * (1 - op));
+      const [hi, lo] = [lum(eff), lum(bg)].sort((a, b) => b - a);
+      const ratio = (hi + 0.05) / (lo + 0.05);
+      if (ratio < worst[0]) worst = [ratio, el.textContent.trim().slice(0, 30)];
+    }
+    return worst;
+  });
+  check(worst[0] >= 4.5, `Atlas (AtlasRow.svelte): a retired row's text "${worst[1]}" has contrast ${worst[0].toFixed(2)}:1 (li.retired opacity 0.6), under 4.5:1`);
+}
+
+async function legend(page) {
+  await page.click('[data-testid="nav-status"]');
+  const cap = page.locator('[data-testid="activity"] figcaption').first();
+  if (!(await cap.count())) return;
+  // The two series' marks are the same glyph in two colours: a mark needs a
+  // shape, a pattern or a text of its own (the screen reader says "black square").
+  const marks = await cap.evaluate((c) => [...c.querySelectorAll('span')].map((s) => `${s.textContent}|${s.getAttribute('aria-label') ?? ''}`));
+  check(new Set(marks).size === marks.length, `Overview (ActivityChart.svelte): the legend marks ${marks.join(' / ')} differ by colour only`);
+}
+
+async function main() {
+  if (!URL_) {
+    console.error('FAIL a11y visual e2e: HYATLAS_URL is not set');
+    process.exit(2);
+  }
+  if (!existsSync(BROWSER)) {
+    console.error(`FAIL a11y visual e2e: no browser at ${BROWSER}`);
+    process.exit(2);
+  }
+  const profile = mkdtempSync(join(tmpdir(), 'hyatlas-e2e-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: BROWSER,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+      // 1280x800 at 200% zoom.
+      viewport: { width: 640, height: 400 },
+      deviceScaleFactor: 2,
+      colorScheme: 'light',
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(15_000);
+    await page.goto(URL_);
+    await page.locator('[data-testid="nav-atlas"]').waitFor();
+    for (const [name, step] of [['zoom', zoomed], ['retired', retiredRow], ['legend', legend]]) {
+      try {
+        await step(page);
+      } catch (err) {
+        failures.push(`${name}: ${err.message.split('\n')[0]}`);
+      }
+    }
+    if (failures.length) {
+      console.error(`FAIL a11y visual e2e:\n- ${failures.join('\n- ')}`);
+      process.exitCode = 1;
+    } else console.log('PASS a11y visual e2e');
+  } catch (err) {
+    console.error(`FAIL a11y visual e2e: ${err.message}`);
+    process.exitCode = 1;
+  } finally {
+    await context?.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+await main();
