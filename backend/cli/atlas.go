@@ -195,6 +195,9 @@ func runPrompt(ctx context.Context, e Env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
+	if err := limitArg(*limit, memory.MaxPromptLimit); err != nil {
+		return err
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err

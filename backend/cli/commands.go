@@ -82,6 +82,14 @@ func textArg(e Env, pos []string) (string, error) {
 	return text, nil
 }
 
+// limitArg checks a --limit value: 0 is the server's default, else 1 to max.
+func limitArg(n, max int) error {
+	if n < 0 || n > max {
+		return usageError{fmt.Sprintf("--limit must be from 1 to %d (0: the default), not %d", max, n)}
+	}
+	return nil
+}
+
 // layerArg checks a --layer value ("" is none).
 func layerArg(s string) error {
 	if _, err := memory.ParseLayer(s); err != nil {
@@ -131,6 +139,9 @@ func runSearch(ctx context.Context, e Env, args []string) error {
 		return err
 	}
 	if err := layerArg(*layer); err != nil {
+		return err
+	}
+	if err := limitArg(*limit, memory.MaxSearchLimit); err != nil {
 		return err
 	}
 	c, err := connect(e)
@@ -184,6 +195,12 @@ func runList(ctx context.Context, e Env, args []string) error {
 	}
 	if *sort != "" && *sort != "date" && *sort != "oldest" && *sort != "strength" {
 		return usageError{fmt.Sprintf("--sort is date, oldest or strength, not %q", *sort)}
+	}
+	if err := limitArg(*limit, memory.MaxListLimit); err != nil {
+		return err
+	}
+	if *offset < 0 {
+		return usageError{fmt.Sprintf("--offset must be 0 or more, not %d", *offset)}
 	}
 	c, err := connect(e)
 	if err != nil {

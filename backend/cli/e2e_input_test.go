@@ -69,6 +69,10 @@ func TestCLI_OutOfRangeValuesAreUsage(t *testing.T) {
 		{"edit", "--strength", "7", "m1"},
 		{"retire", "--how", "bogus", "m1"},
 		{"snapshot", "verify", "nosuch"},
+		{"search", "--limit", "101", "x"},
+		{"list", "--limit", "1001"},
+		{"list", "--offset", "-1"},
+		{"prompt", "--limit", "201"},
 		{"add", ""},
 		{"add", "   "},
 	} {

@@ -8,7 +8,7 @@ import (
 
 // Prompt folding bounds.
 const (
-	maxPromptLimit    = 200
+	MaxPromptLimit    = 200
 	promptLineBytes   = 500
 	PromptBlockHeader = "## Persistent Memory"
 )
@@ -33,7 +33,7 @@ type PromptBlock struct {
 // "- (<category>) <text>" per memory (text on one line, cut at 500 bytes;
 // category "fact" when it has none).
 func (s *Service) Prompt(ctx context.Context, in PromptInput) (PromptBlock, error) {
-	limit, err := pageLimit("limit", in.Limit, s.cfg.Strength.PromptLimit, maxPromptLimit)
+	limit, err := pageLimit("limit", in.Limit, s.cfg.Strength.PromptLimit, MaxPromptLimit)
 	if err != nil {
 		return PromptBlock{}, err
 	}
