@@ -142,18 +142,7 @@ func TestGraph_ARestoreMeetsTheAliasesNodeLikeALearnDoes(t *testing.T) {
 	learnJob(t, r, bea, "Globex", "2025-03-01", "2025-04-01",
 		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: bea}).ID)
 
-	// HYATLAS_USER_ALIASES=amy,bea is set, and HyAtlas restarted on the store.
-	al, err := memory.ParseAliases("amy,bea")
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb, _ := embed.NewHash(64)
-	svc, err := memory.NewService(memory.Config{Mode: memory.ModeLite, MinScore: -1, Aliases: al},
-		memory.Deps{Store: r.store, Index: r.index, Embedder: emb, Now: r.clock.Now, ExtractStore: r.store, GraphStore: r.store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2 := &rig{svc: svc, store: r.store, index: r.index, clock: r.clock}
+	r2 := restartWithAliases(t, r, "amy,bea")
 
 	r2.setClock(day("2025-05-01"))
 	if _, err := r2.svc.Retire(ctx, acme, memory.RetireInput{Reason: "not sure"}); err != nil {
@@ -183,17 +172,7 @@ func TestGraph_DeletingAnAgentLeavesNoNodeOfIt(t *testing.T) {
 	learnJob(t, r, beaCoder, "Globex", "2025-03-01", "2025-04-01",
 		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: beaCoder}).ID)
 
-	al, err := memory.ParseAliases("amy,bea")
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb, _ := embed.NewHash(64)
-	svc, err := memory.NewService(memory.Config{Mode: memory.ModeLite, MinScore: -1, Aliases: al},
-		memory.Deps{Store: r.store, Index: r.index, Embedder: emb, Now: r.clock.Now, ExtractStore: r.store, GraphStore: r.store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2 := &rig{svc: svc, store: r.store, index: r.index, clock: r.clock}
+	r2 := restartWithAliases(t, r, "amy,bea")
 	// bea's coder learns about Alice: the person's oldest Alice is hermes's.
 	if _, err := r2.svc.LearnRelation(ctx, memory.RelationInput{Owner: beaCoder, From: "Alice", To: "Bob", Relation: "knows",
 		Facts: []string{r2.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice knows Bob", Owner: beaCoder}).ID},
@@ -272,4 +251,24 @@ func TestGraph_AnAliasGroupsTwoNodesOfANameBecomeOne(t *testing.T) {
 	if got := edgesAt(t, r, memory.AxisValid, "2025-06-01"); len(got) != 2 {
 		t.Errorf("held relations: %v, want Bob likes Acme and Alice works at Acme once", got)
 	}
+}
+
+// restartWithAliases is r's store served again by a service with
+// HYATLAS_USER_ALIASES set to aliases (as after a restart).
+func restartWithAliases(t *testing.T, r *rig, aliases string) *rig {
+	t.Helper()
+	al, err := memory.ParseAliases(aliases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := embed.NewHash(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := memory.NewService(memory.Config{Mode: memory.ModeLite, MinScore: -1, Aliases: al},
+		memory.Deps{Store: r.store, Index: r.index, Embedder: emb, Now: r.clock.Now, ExtractStore: r.store, GraphStore: r.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rig{svc: svc, store: r.store, index: r.index, clock: r.clock}
 }

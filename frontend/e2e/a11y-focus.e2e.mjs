@@ -12,18 +12,8 @@
 // Nothing is restored, deleted or rotated: confirmations are opened and
 // cancelled. It makes one snapshot and writes SOUL.md of agent
 // "a11y". Every check runs; the failures are listed together.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { check, runChecks } from './checks.mjs';
 
-const URL_ = process.env.HYATLAS_URL;
-const BROWSER = process.env.CHROMIUM || '/usr/bin/chromium';
-const failures = [];
-
-function check(ok, msg) {
-  if (!ok) failures.push(msg);
-}
 
 /** What has the focus: "BODY", or the element's tag, test id and text. */
 async function focusOf(page) {
@@ -130,46 +120,4 @@ async function settings(page) {
   check(at.includes('new-token'), `Settings (SettingsMore.svelte): after cancelling a new token the focus is on ${at}, not back on "New token"`);
 }
 
-async function main() {
-  if (!URL_) {
-    console.error('FAIL a11y focus e2e: HYATLAS_URL is not set');
-    process.exit(2);
-  }
-  if (!existsSync(BROWSER)) {
-    console.error(`FAIL a11y focus e2e: no browser at ${BROWSER}`);
-    process.exit(2);
-  }
-  const profile = mkdtempSync(join(tmpdir(), 'hyatlas-e2e-'));
-  let context;
-  try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: BROWSER,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-      viewport: { width: 1280, height: 800 },
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
-    await page.goto(URL_);
-    await page.locator('[data-testid="nav-atlas"]').waitFor();
-    for (const [name, step] of [['atlas', atlas], ['snapshots', snapshots], ['workspace', workspace], ['settings', settings]]) {
-      try {
-        await step(page);
-      } catch (err) {
-        failures.push(`${name}: ${err.message.split('\n')[0]}`);
-      }
-    }
-    if (failures.length) {
-      console.error(`FAIL a11y focus e2e:\n- ${failures.join('\n- ')}`);
-      process.exitCode = 1;
-    } else console.log('PASS a11y focus e2e');
-  } catch (err) {
-    console.error(`FAIL a11y focus e2e: ${err.message}`);
-    process.exitCode = 1;
-  } finally {
-    await context?.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
-
-await main();
+await runChecks('a11y focus e2e', [['atlas', atlas], ['snapshots', snapshots], ['workspace', workspace], ['settings', settings]]);

@@ -12,18 +12,8 @@
 // (page.route), the connection test goes to 127.0.0.1:9 and the Settings
 // form is put back with "Undo changes". Every check runs; the failures are
 // listed together.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { check, runChecks } from './checks.mjs';
 
-const URL_ = process.env.HYATLAS_URL;
-const BROWSER = process.env.CHROMIUM || '/usr/bin/chromium';
-const failures = [];
-
-function check(ok, msg) {
-  if (!ok) failures.push(msg);
-}
 
 /** Whether the element (by selector) is inside a live region. */
 const inLive = (page, selector) =>
@@ -150,46 +140,4 @@ async function palace(page) {
   await page.unroute('**/api/v1/graph?node=*');
 }
 
-async function main() {
-  if (!URL_) {
-    console.error('FAIL a11y semantics e2e: HYATLAS_URL is not set');
-    process.exit(2);
-  }
-  if (!existsSync(BROWSER)) {
-    console.error(`FAIL a11y semantics e2e: no browser at ${BROWSER}`);
-    process.exit(2);
-  }
-  const profile = mkdtempSync(join(tmpdir(), 'hyatlas-e2e-'));
-  let context;
-  try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: BROWSER,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-      viewport: { width: 1280, height: 800 },
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
-    await page.goto(URL_);
-    await page.locator('[data-testid="nav-atlas"]').waitFor();
-    for (const [name, step] of [['atlas', atlas], ['recall', recall], ['workspace', workspace], ['snapshots', snapshots], ['settings', settings], ['palace', palace]]) {
-      try {
-        await step(page);
-      } catch (err) {
-        failures.push(`${name}: ${err.message.split('\n')[0]}`);
-      }
-    }
-    if (failures.length) {
-      console.error(`FAIL a11y semantics e2e:\n- ${failures.join('\n- ')}`);
-      process.exitCode = 1;
-    } else console.log('PASS a11y semantics e2e');
-  } catch (err) {
-    console.error(`FAIL a11y semantics e2e: ${err.message}`);
-    process.exitCode = 1;
-  } finally {
-    await context?.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
-
-await main();
+await runChecks('a11y semantics e2e', [['atlas', atlas], ['recall', recall], ['workspace', workspace], ['snapshots', snapshots], ['settings', settings], ['palace', palace]]);

@@ -9,19 +9,9 @@
 //
 // It adds one memory by hand and retires it (as atlas.e2e.mjs does).
 // Every check runs; the failures are listed together.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { check, runChecks } from './checks.mjs';
 
-const URL_ = process.env.HYATLAS_URL;
-const BROWSER = process.env.CHROMIUM || '/usr/bin/chromium';
 const RETIRED = `a11y retired sample ${Date.now()}`;
-const failures = [];
-
-function check(ok, msg) {
-  if (!ok) failures.push(msg);
-}
 
 const PAGES = ['status', 'atlas', 'palace', 'recall', 'snapshots', 'workspace', 'settings'];
 const FILES = {
@@ -113,49 +103,4 @@ async function legend(page) {
   check(new Set(marks).size === marks.length, `Overview (ActivityChart.svelte): the legend marks ${marks.join(' / ')} differ by colour only`);
 }
 
-async function main() {
-  if (!URL_) {
-    console.error('FAIL a11y visual e2e: HYATLAS_URL is not set');
-    process.exit(2);
-  }
-  if (!existsSync(BROWSER)) {
-    console.error(`FAIL a11y visual e2e: no browser at ${BROWSER}`);
-    process.exit(2);
-  }
-  const profile = mkdtempSync(join(tmpdir(), 'hyatlas-e2e-'));
-  let context;
-  try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: BROWSER,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-      // 1280x800 at 200% zoom.
-      viewport: { width: 640, height: 400 },
-      deviceScaleFactor: 2,
-      colorScheme: 'light',
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
-    await page.goto(URL_);
-    await page.locator('[data-testid="nav-atlas"]').waitFor();
-    for (const [name, step] of [['zoom', zoomed], ['retired', retiredRow], ['legend', legend]]) {
-      try {
-        await step(page);
-      } catch (err) {
-        failures.push(`${name}: ${err.message.split('\n')[0]}`);
-      }
-    }
-    if (failures.length) {
-      console.error(`FAIL a11y visual e2e:\n- ${failures.join('\n- ')}`);
-      process.exitCode = 1;
-    } else console.log('PASS a11y visual e2e');
-  } catch (err) {
-    console.error(`FAIL a11y visual e2e: ${err.message}`);
-    process.exitCode = 1;
-  } finally {
-    await context?.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
-
-await main();
+await runChecks('a11y visual e2e', [['zoom', zoomed], ['retired', retiredRow], ['legend', legend]], { viewport: { width: 640, height: 400 }, deviceScaleFactor: 2, colorScheme: 'light' });

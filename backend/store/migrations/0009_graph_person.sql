@@ -9,8 +9,10 @@
 -- type from them when it has none. (Alias groups are settings, not data:
 -- their users' nodes meet as they learn, see store.ensureNode.)
 
--- A person's node is found by its name among their user ids.
+-- A person's node is found by its name among their user ids, and the
+-- held records of a subject by its node, whoever learnt them.
 CREATE INDEX graph_nodes_name ON graph_nodes(norm, user_id);
+CREATE INDEX graph_edges_held_src ON graph_edges(src, relation) WHERE expired_at IS NULL;
 
 CREATE TEMP TABLE node_merge AS
     SELECT n.id AS old,
