@@ -334,13 +334,19 @@ func mergeNamesakes(ctx context.Context, tx *sql.Tx, person []string, norm strin
 // by the owner, it read every held record of the user, 10 ms a relation at
 // 50,000.)
 func heldOfSubject(ctx context.Context, tx *sql.Tx, person []string, src, relation string) ([]memory.GraphEdge, error) {
-	users := placeholders(len(person))
 	args := append(append([]any{relation}, anys(person)...), src)
-	return queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
-		WHERE expired_at IS NULL AND relation = ? AND +user_id IN (`+users+`) AND src IN (
+	return queryEdges(ctx, tx, heldOfSubjectSQL(len(person)), append(args, anys(person)...)...)
+}
+
+// heldOfSubjectSQL is heldOfSubject's query for a person of n user ids
+// (arguments: the relation, the ids, the subject's node, the ids).
+func heldOfSubjectSQL(n int) string {
+	users := placeholders(n)
+	return `SELECT ` + edgeColumns + ` FROM graph_edges
+		WHERE expired_at IS NULL AND relation = ? AND +user_id IN (` + users + `) AND src IN (
 			SELECT n.id FROM graph_nodes n, graph_nodes s
-			WHERE s.id = ? AND n.norm = s.norm AND n.user_id IN (`+users+`))
-		ORDER BY seq`, append(args, anys(person)...)...)
+			WHERE s.id = ? AND n.norm = s.norm AND n.user_id IN (` + users + `))
+		ORDER BY seq`
 }
 
 // anys converts strings to query arguments.
