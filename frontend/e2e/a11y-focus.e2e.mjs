@@ -10,7 +10,7 @@
 //   CHROMIUM      browser binary (default /usr/bin/chromium)
 //
 // Nothing is restored, deleted or rotated: confirmations are opened and
-// cancelled. It makes one snapshot and writes SOUL.md of agent
+// cancelled (Atlas Delete asks with the focus on "Keep it"). It makes one snapshot and writes SOUL.md of agent
 // "a11y". Every check runs; the failures are listed together.
 import { check, runChecks } from './checks.mjs';
 
@@ -40,6 +40,13 @@ async function atlas(page) {
     const at = await focusOf(page);
     check(at.includes('add-open'), `Atlas (AddMemory.svelte): closing "+ add manually" with ${how} leaves the focus on ${at}, not on "+ add manually"`);
   }
+  // Delete asks "for good?": the focus is on the safe answer, so Enter keeps the memory.
+  await press(page, '[data-testid="atlas-row"] [data-testid="delete"]');
+  await page.locator('[data-testid="delete-confirm"]').waitFor();
+  const at = await focusOf(page);
+  check(at.includes('Keep it'), `Atlas (AtlasView.svelte): Delete's question puts the focus on ${at}, not on "Keep it"`);
+  await page.keyboard.press('Enter');
+  await page.locator('[data-testid="delete-confirm"]').waitFor({ state: 'detached' });
 }
 
 async function snapshots(page) {
