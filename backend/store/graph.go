@@ -50,14 +50,8 @@ func (s *Store) LearnRelation(ctx context.Context, in memory.RelationInput, plan
 			Exclusive: in.Exclusive, ValidFrom: in.ValidFrom})
 		rel := p.Recite
 		if rel == "" {
-			for _, e := range p.End {
-				if err := expireRecord(ctx, tx, e.ID, in.At, memory.ExpiredEnded, p.New.ID); err != nil {
-					return err
-				}
-				e.RecordedAt, e.ExpiredAt, e.ExpiredHow, e.ExpiredBy = in.At, time.Time{}, "", ""
-				if err := insertRecord(ctx, tx, e); err != nil {
-					return err
-				}
+			if err := endRecords(ctx, tx, p.End, in.At, p.New.ID); err != nil {
+				return err
 			}
 			if err := insertRecord(ctx, tx, p.New); err != nil {
 				return err
@@ -356,6 +350,22 @@ func anys(vals []string) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// endRecords applies a plan's End: each held record expires as "ended" by
+// the relation by, and a record that ends in the world at its ValidTo
+// takes its place, recorded at.
+func endRecords(ctx context.Context, tx *sql.Tx, ends []memory.GraphEdge, at time.Time, by string) error {
+	for _, e := range ends {
+		if err := expireRecord(ctx, tx, e.ID, at, memory.ExpiredEnded, by); err != nil {
+			return err
+		}
+		e.RecordedAt, e.ExpiredAt, e.ExpiredHow, e.ExpiredBy = at, time.Time{}, "", ""
+		if err := insertRecord(ctx, tx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func expireRecord(ctx context.Context, tx *sql.Tx, rel string, at time.Time, how, by string) error {

@@ -99,14 +99,8 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 			}
 			continue
 		}
-		for _, e := range p.End {
-			if err := expireRecord(ctx, tx, e.ID, at, memory.ExpiredEnded, rec.ID); err != nil {
-				return err
-			}
-			e.RecordedAt, e.ExpiredAt, e.ExpiredHow, e.ExpiredBy = at, time.Time{}, "", ""
-			if err := insertRecord(ctx, tx, e); err != nil {
-				return err
-			}
+		if err := endRecords(ctx, tx, p.End, at, rec.ID); err != nil {
+			return err
 		}
 		if err := insertRecord(ctx, tx, p.New); err != nil {
 			return err

@@ -45,14 +45,10 @@ func endMergedExclusives(ctx context.Context, tx *sql.Tx, at time.Time) error {
 		var held []memory.GraphEdge // as they stand now: an end given here counts for the next
 		for _, r := range g {
 			p := memory.PlanRehold(held, r, at)
+			if err := endRecords(ctx, tx, p.End, at, r.ID); err != nil {
+				return err
+			}
 			for _, e := range p.End {
-				if err := expireRecord(ctx, tx, e.ID, at, memory.ExpiredEnded, r.ID); err != nil {
-					return err
-				}
-				e.RecordedAt, e.ExpiredAt, e.ExpiredHow, e.ExpiredBy = at, time.Time{}, "", ""
-				if err := insertRecord(ctx, tx, e); err != nil {
-					return err
-				}
 				for i := range held {
 					if held[i].ID == e.ID {
 						held[i] = e
