@@ -18,10 +18,8 @@ import (
 func TestGraph_TheSameRelationLearntByTwoAgentsIsEachOnes(t *testing.T) {
 	r := personRig(t)
 	hermes, coder := memory.Owner{UserID: "amy", AgentID: "hermes"}, memory.Owner{UserID: "amy", AgentID: "coder"}
-	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
-	e := learnJob(t, r, coder, "Acme", "2024-01-01", "2024-03-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice has worked at Acme since January", Owner: coder}).ID)
+	learnStated(t, r, hermes, "Acme", "2024-01-01", "2024-02-01", "Alice works at Acme")
+	e := learnStated(t, r, coder, "Acme", "2024-01-01", "2024-03-01", "Alice has worked at Acme since January")
 	if e.Owner != coder {
 		t.Errorf("the relation coder learnt is owned by %v", e.Owner)
 	}
@@ -39,10 +37,8 @@ func TestGraph_DeletingAnAgentKeepsTheSameRelationAnotherLearnt(t *testing.T) {
 	r := personRig(t)
 	ctx := context.Background()
 	hermes, coder := memory.Owner{UserID: "amy", AgentID: "hermes"}, memory.Owner{UserID: "amy", AgentID: "coder"}
-	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
-	learnJob(t, r, coder, "Acme", "2024-01-01", "2024-03-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice has worked at Acme since January", Owner: coder}).ID)
+	learnStated(t, r, hermes, "Acme", "2024-01-01", "2024-02-01", "Alice works at Acme")
+	learnStated(t, r, coder, "Acme", "2024-01-01", "2024-03-01", "Alice has worked at Acme since January")
 	if _, err := r.svc.DeleteAll(ctx, memory.DeleteAllInput{UserID: "amy", AgentID: "hermes"}); err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +88,7 @@ func TestGraph_APassedNodeLinksALivePage(t *testing.T) {
 			Metadata: map[string]string{memory.MetaEntityID: "alice"}}).ID
 	}
 	hermesPage := page(hermes)
-	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
+	learnStated(t, r, hermes, "Acme", "2024-01-01", "2024-02-01", "Alice works at Acme")
 	if _, err := r.svc.LearnRelation(ctx, memory.RelationInput{Owner: coder, From: "Alice", To: "Paris", Relation: "lives in",
 		Facts: []string{r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice lives in Paris", Owner: coder}).ID},
 		At:    day("2024-03-01")}); err != nil {
@@ -139,8 +134,7 @@ func TestGraph_ARestoreMeetsTheAliasesNodeLikeALearnDoes(t *testing.T) {
 	amy, bea := memory.Owner{UserID: "amy"}, memory.Owner{UserID: "bea"}
 	acme := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: amy}).ID
 	learnJob(t, r, amy, "Acme", "2024-01-01", "2024-02-01", acme)
-	learnJob(t, r, bea, "Globex", "2025-03-01", "2025-04-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: bea}).ID)
+	learnStated(t, r, bea, "Globex", "2025-03-01", "2025-04-01", "Alice moved to Globex")
 
 	r2 := restartWithAliases(t, r, "amy,bea")
 
@@ -167,10 +161,8 @@ func TestGraph_DeletingAnAgentLeavesNoNodeOfIt(t *testing.T) {
 	ctx := context.Background()
 	r := graphRig(t) // no aliases yet
 	hermes, beaCoder := memory.Owner{UserID: "amy", AgentID: "hermes"}, memory.Owner{UserID: "bea", AgentID: "coder"}
-	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
-	learnJob(t, r, beaCoder, "Globex", "2025-03-01", "2025-04-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: beaCoder}).ID)
+	learnStated(t, r, hermes, "Acme", "2024-01-01", "2024-02-01", "Alice works at Acme")
+	learnStated(t, r, beaCoder, "Globex", "2025-03-01", "2025-04-01", "Alice moved to Globex")
 
 	r2 := restartWithAliases(t, r, "amy,bea")
 	// bea's coder learns about Alice: the person's oldest Alice is hermes's.

@@ -22,6 +22,13 @@ func personRig(t *testing.T) *rig {
 	return newRig(t, memory.Config{Aliases: al}, func(d *memory.Deps) { d.GraphStore = d.Store.(memory.GraphStore) })
 }
 
+// learnStated stores the fact text for owner o and learns from it that
+// Alice works at to (see learnJob).
+func learnStated(t *testing.T, r *rig, o memory.Owner, to, from, at, text string) memory.GraphEdge {
+	t.Helper()
+	return learnJob(t, r, o, to, from, at, r.put(t, memory.Memory{Layer: memory.LayerFact, Content: text, Owner: o}).ID)
+}
+
 // viewOf is the view of one user (all agents when agent is "") held on
 // the valid axis at day at, as edgesAt describes it, with its node names.
 func viewOf(t *testing.T, r *rig, user, agent, at string) (edges, nodes []string) {
@@ -97,8 +104,8 @@ func TestGraph_APersonsAgentsAndAliasesShareTheirEntities(t *testing.T) {
 func TestGraph_DifferentPeopleNeverShareAnEntity(t *testing.T) {
 	r := personRig(t)
 	amy, cy := memory.Owner{UserID: "amy"}, memory.Owner{UserID: "cy"}
-	learnJob(t, r, amy, "Acme", "2024-01-01", "2024-02-01", r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: amy}).ID)
-	learnJob(t, r, cy, "Globex", "2025-03-01", "2025-04-01", r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Globex", Owner: cy}).ID)
+	learnStated(t, r, amy, "Acme", "2024-01-01", "2024-02-01", "Alice works at Acme")
+	learnStated(t, r, cy, "Globex", "2025-03-01", "2025-04-01", "Alice works at Globex")
 	if edges, _ := viewOf(t, r, "amy", "", "2025-06-01"); !slices.Equal(edges, []string{"Alice works at Acme [2024-01-01, ?)"}) {
 		t.Errorf("amy's Alice: %v", edges)
 	}
@@ -119,8 +126,7 @@ func TestGraph_ARestoredRelationMeetsAnotherAgentsRelations(t *testing.T) {
 	if _, err := r.svc.Retire(ctx, globex, memory.RetireInput{Reason: "not sure"}); err != nil {
 		t.Fatal(err)
 	}
-	learnJob(t, r, hermes, "Initech", "2026-01-01", "2026-02-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice joined Initech", Owner: hermes}).ID)
+	learnStated(t, r, hermes, "Initech", "2026-01-01", "2026-02-01", "Alice joined Initech")
 	r.setClock(day("2026-03-01"))
 	if _, err := r.svc.Restore(ctx, globex); err != nil {
 		t.Fatal(err)
@@ -145,10 +151,8 @@ func TestGraph_DeletingOneAgentKeepsTheEntitiesAnotherUses(t *testing.T) {
 	r := personRig(t)
 	ctx := context.Background()
 	hermes, coder := memory.Owner{UserID: "amy", AgentID: "hermes"}, memory.Owner{UserID: "amy", AgentID: "coder"}
-	learnJob(t, r, hermes, "Acme", "2024-01-01", "2024-02-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: hermes}).ID)
-	learnJob(t, r, coder, "Globex", "2025-03-01", "2025-04-01",
-		r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice moved to Globex", Owner: coder}).ID)
+	learnStated(t, r, hermes, "Acme", "2024-01-01", "2024-02-01", "Alice works at Acme")
+	learnStated(t, r, coder, "Globex", "2025-03-01", "2025-04-01", "Alice moved to Globex")
 	if _, err := r.svc.DeleteAll(ctx, memory.DeleteAllInput{UserID: "amy", AgentID: "hermes"}); err != nil {
 		t.Fatalf("delete the hermes agent's memories: %v", err)
 	}

@@ -37,13 +37,29 @@ func openAtVersion(t *testing.T, dir string, v int) *sql.DB {
 	return db
 }
 
+// upgradeFrom8 makes a database as version 8 left it, with the rows the
+// statements insert, and opens it: migration 9 runs.
+func upgradeFrom8(t *testing.T, inserts ...string) *Store {
+	t.Helper()
+	dir := t.TempDir()
+	db := openAtVersion(t, dir, 8)
+	for _, q := range inserts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := openStoreDir(t, dir)
+	return s
+}
+
 // Nodes of one user's name under several agents (as versions before 9
 // kept them) become one, the oldest, with the relations of all of them,
 // a page and a type; other users' nodes of the name stay theirs.
 func TestMigration9MergesAUsersEntitiesAcrossAgents(t *testing.T) {
-	dir := t.TempDir()
-	db := openAtVersion(t, dir, 8)
-	for _, q := range []string{
+	s := upgradeFrom8(t,
 		`INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at) VALUES
 			('e1', 'amy', 'hermes', 'Alice', 'alice', 'other', '',   1000),
 			('e2', 'amy', 'coder',  'alice', 'alice', 'person', 'p2', 2000),
@@ -54,15 +70,7 @@ func TestMigration9MergesAUsersEntitiesAcrossAgents(t *testing.T) {
 			('r1', 'amy', 'hermes', 'e1', 'e3', 'works at', 1, 1000, 1000),
 			('r2', 'amy', 'coder',  'e2', 'e4', 'works at', 1, 2000, 2000),
 			('r3', 'amy', 'coder',  'e4', 'e2', 'employs',  0, 2000, 2000)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := openStoreDir(t, dir)
+	)
 	if s.MigratedFrom != 8 || s.MigratedTo < 9 {
 		t.Fatalf("migrated %d -> %d", s.MigratedFrom, s.MigratedTo)
 	}
@@ -96,29 +104,19 @@ func TestMigration9MergesAUsersEntitiesAcrossAgents(t *testing.T) {
 // keeps one current: the older ends where the later began, as learning
 // them in that order would have made it.
 func TestMigration9EndsTheOlderOfAUsersJobs(t *testing.T) {
-	dir := t.TempDir()
-	db := openAtVersion(t, dir, 8)
 	ms := func(y int, m time.Month) string {
 		return strconv.FormatInt(time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), 10)
 	}
-	for _, q := range []string{
+	s := upgradeFrom8(t,
 		`INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at) VALUES
-			('e1', 'amy', 'hermes', 'Alice',  'alice',  'person', '', ` + ms(2024, 2) + `),
-			('e2', 'amy', 'hermes', 'Acme',   'acme',   'organization', '', ` + ms(2024, 2) + `),
-			('e3', 'amy', 'coder',  'Alice',  'alice',  'person', '', ` + ms(2025, 4) + `),
-			('e4', 'amy', 'coder',  'Globex', 'globex', 'organization', '', ` + ms(2025, 4) + `)`,
+			('e1', 'amy', 'hermes', 'Alice',  'alice',  'person', '', `+ms(2024, 2)+`),
+			('e2', 'amy', 'hermes', 'Acme',   'acme',   'organization', '', `+ms(2024, 2)+`),
+			('e3', 'amy', 'coder',  'Alice',  'alice',  'person', '', `+ms(2025, 4)+`),
+			('e4', 'amy', 'coder',  'Globex', 'globex', 'organization', '', `+ms(2025, 4)+`)`,
 		`INSERT INTO graph_edges (rel_id, user_id, agent_id, src, dst, relation, exclusive, valid_from, learned_at, recorded_at) VALUES
-			('r1', 'amy', 'hermes', 'e1', 'e2', 'works at', 1, ` + ms(2024, 1) + `, ` + ms(2024, 2) + `, ` + ms(2024, 2) + `),
-			('r2', 'amy', 'coder',  'e3', 'e4', 'works at', 1, ` + ms(2025, 3) + `, ` + ms(2025, 4) + `, ` + ms(2025, 4) + `)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := openStoreDir(t, dir)
+			('r1', 'amy', 'hermes', 'e1', 'e2', 'works at', 1, `+ms(2024, 1)+`, `+ms(2024, 2)+`, `+ms(2024, 2)+`),
+			('r2', 'amy', 'coder',  'e3', 'e4', 'works at', 1, `+ms(2025, 3)+`, `+ms(2025, 4)+`, `+ms(2025, 4)+`)`,
+	)
 	_, edges, err := s.GraphAll(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -174,31 +172,21 @@ func TestMigration9MergesALargeGraph(t *testing.T) {
 // job (Gamma, 2023) that ends another agent's job (Beta) does not move the
 // end Acme got from Beta (2021).
 func TestMigration9EndsAMergedJobWhereTheNextBegan(t *testing.T) {
-	dir := t.TempDir()
-	db := openAtVersion(t, dir, 8)
 	ms := func(y int) string {
 		return strconv.FormatInt(time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), 10)
 	}
-	for _, q := range []string{
+	s := upgradeFrom8(t,
 		`INSERT INTO graph_nodes (id, user_id, agent_id, name, norm, type, page_id, created_at) VALUES
-			('e1', 'amy', 'hermes', 'Alice', 'alice', 'person', '', ` + ms(2020) + `),
-			('e2', 'amy', 'hermes', 'Acme',  'acme',  'organization', '', ` + ms(2020) + `),
-			('e3', 'amy', 'coder',  'Alice', 'alice', 'person', '', ` + ms(2021) + `),
-			('e4', 'amy', 'coder',  'Beta',  'beta',  'organization', '', ` + ms(2021) + `),
-			('e5', 'amy', 'coder',  'Gamma', 'gamma', 'organization', '', ` + ms(2023) + `)`,
+			('e1', 'amy', 'hermes', 'Alice', 'alice', 'person', '', `+ms(2020)+`),
+			('e2', 'amy', 'hermes', 'Acme',  'acme',  'organization', '', `+ms(2020)+`),
+			('e3', 'amy', 'coder',  'Alice', 'alice', 'person', '', `+ms(2021)+`),
+			('e4', 'amy', 'coder',  'Beta',  'beta',  'organization', '', `+ms(2021)+`),
+			('e5', 'amy', 'coder',  'Gamma', 'gamma', 'organization', '', `+ms(2023)+`)`,
 		`INSERT INTO graph_edges (rel_id, user_id, agent_id, src, dst, relation, exclusive, valid_from, valid_to, learned_at, recorded_at) VALUES
-			('r1', 'amy', 'hermes', 'e1', 'e2', 'works at', 1, ` + ms(2020) + `, NULL, ` + ms(2020) + `, ` + ms(2020) + `),
-			('r2', 'amy', 'coder',  'e3', 'e4', 'works at', 1, ` + ms(2021) + `, ` + ms(2023) + `, ` + ms(2021) + `, ` + ms(2023) + `),
-			('r3', 'amy', 'coder',  'e3', 'e5', 'works at', 1, ` + ms(2023) + `, NULL, ` + ms(2023) + `, ` + ms(2023) + `)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := openStoreDir(t, dir)
+			('r1', 'amy', 'hermes', 'e1', 'e2', 'works at', 1, `+ms(2020)+`, NULL, `+ms(2020)+`, `+ms(2020)+`),
+			('r2', 'amy', 'coder',  'e3', 'e4', 'works at', 1, `+ms(2021)+`, `+ms(2023)+`, `+ms(2021)+`, `+ms(2023)+`),
+			('r3', 'amy', 'coder',  'e3', 'e5', 'works at', 1, `+ms(2023)+`, NULL, `+ms(2023)+`, `+ms(2023)+`)`,
+	)
 	_, edges, err := s.GraphAll(context.Background())
 	if err != nil {
 		t.Fatal(err)
