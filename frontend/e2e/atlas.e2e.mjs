@@ -228,7 +228,13 @@ async function modelSettings(page) {
     await page.fill('[data-testid="set-llm_model"]', 'tiny-model-2');
     await page.locator('[data-testid="test-result"]').waitFor({ state: 'detached', timeout: 10_000 });
     await page.fill('[data-testid="set-llm_model"]', 'tiny-model');
-    check(await page.isDisabled('[data-testid="set-mode"]'), 'the mode HYATLAS_MODE pins can be changed');
+    // The mode HYATLAS_MODE pins is shown read-only, and stays in the Tab
+    // order with its reason.
+    check(!(await page.isEditable('[data-testid="set-mode"]')), 'the mode HYATLAS_MODE pins can be changed');
+    await page.focus('[data-testid="set-mode"]');
+    check(await page.evaluate(() => document.activeElement?.id === 'mode'), 'the pinned mode cannot take the focus');
+    check(/set by HYATLAS_MODE/.test(await page.evaluate(() => document.getElementById(document.activeElement.getAttribute('aria-describedby'))?.textContent ?? '')),
+      'the pinned mode does not say what sets it');
     await page.fill('[data-testid="set-snapshot_keep"]', '0');
     await page.click('[data-testid="settings-save"]');
     // Named as the form names it, not by its key or environment variable.

@@ -60,6 +60,13 @@ export const MODES = [
   { id: 'ultra', text: 'ultra: pro, plus background consolidation and the knowledge graph' },
 ];
 
+/** The choices for "wait for extraction" ('' follows the mode). */
+export const SYNC = [
+  { id: '', text: 'as the mode says (pro waits, ultra does not)' },
+  { id: 'on', text: 'yes: a write returns once it is extracted' },
+  { id: 'off', text: 'no: extract in the background' },
+];
+
 /** The keys whose form value differs from what applies at the next start. */
 export function changed(form: Record<string, string>, next: Record<string, string>, pinned: string[]): Record<string, string> {
   const out: Record<string, string> = {};
