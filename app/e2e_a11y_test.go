@@ -15,7 +15,8 @@ import (
 // with a few memories: the keyboard focus never falls to the page body
 // (confirmations take it, give it back and close on Escape), screen readers
 // are told what changed and which memory a button acts on, and at 200%
-// zoom no page scrolls sideways and text keeps its contrast.
+// and 400% zoom no page scrolls sideways, an Atlas row keeps its text and
+// buttons inside it, and text keeps its contrast.
 func TestAccessibilityInChromium(t *testing.T) {
 	p := proctest.New(t, binary(t), "HYATLAS_MODE=lite")
 	p.Start("serve")

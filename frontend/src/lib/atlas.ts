@@ -48,6 +48,21 @@ export function dayOfUnix(seconds: number): string {
 }
 
 /** What a row of the Atlas asks its page to do with its memory. */
+/**
+ * The Atlas rows' heights in CSS px: a row has a fixed height so the list
+ * can show only the rows near the screen. In a narrow window (NARROW_ROWS,
+ * e.g. 400% zoom) a row stacks its text, details and buttons, so it is
+ * taller. AtlasRow.svelte's style uses the same media query.
+ */
+export const ROW_HEIGHT = 64;
+export const NARROW_ROW_HEIGHT = 124;
+export const NARROW_ROWS = '(max-width: 36rem)';
+
+/** The row height for a window that does or does not match NARROW_ROWS. */
+export function rowHeight(narrow: boolean): number {
+  return narrow ? NARROW_ROW_HEIGHT : ROW_HEIGHT;
+}
+
 export type RowAction = 'open' | 'promote' | 'demote' | 'edit' | 'retire' | 'restore' | 'delete';
 
 /** The layers whose rows have a strength to promote or demote (the server's CuratedLayers). */
