@@ -66,6 +66,12 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 			return Memory{}, errNoStrength(m.Layer)
 		}
 	}
+	return s.update(ctx, id, u)
+}
+
+// update writes a checked change to a memory, its vector to the index,
+// and tells the listeners.
+func (s *Service) update(ctx context.Context, id string, u Update) (Memory, error) {
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
 	if u.Vector != nil {

@@ -160,10 +160,14 @@ type Update struct {
 	Content  *string
 	Category *string
 	Strength *float64
-	Metadata map[string]string // nil: unchanged; else replaces the row's metadata
-	EventAt  *time.Time
-	Vector   *Vector // required when Content changes
-	At       time.Time
+	// StrengthStep, when Strength is nil, moves the strength the row has
+	// at the write by that much (NudgedStrength): two promotes at once
+	// both count, where read-then-set would lose one.
+	StrengthStep *float64
+	Metadata     map[string]string // nil: unchanged; else replaces the row's metadata
+	EventAt      *time.Time
+	Vector       *Vector // required when Content changes
+	At           time.Time
 }
 
 // NewRow is a row to insert with its embedding.

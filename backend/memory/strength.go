@@ -81,6 +81,10 @@ func clampStrength(s float64) float64 {
 	return math.Round(math.Max(0, math.Min(1, s))*1e6) / 1e6
 }
 
+// NudgedStrength is a strength moved by step, clamped to 0..1 (the store
+// applies a StrengthStep with it, inside the write).
+func NudgedStrength(strength, step float64) float64 { return clampStrength(strength + step) }
+
 // errNoStrength refuses a strength change on a layer that has none.
 func errNoStrength(l Layer) error {
 	return Errorf(EINVALID, "%s rows have no strength to change (curated layers: profile, fact, schema, intention, entity)", l.Title())
@@ -100,8 +104,8 @@ func (s *Service) Nudge(ctx context.Context, id string, steps int) (Memory, erro
 	if !m.Layer.Curated() {
 		return Memory{}, errNoStrength(m.Layer)
 	}
-	st := clampStrength(m.Strength + float64(steps)*s.cfg.Strength.Step)
-	return s.Edit(ctx, id, EditInput{Strength: &st})
+	step := float64(steps) * s.cfg.Strength.Step
+	return s.update(ctx, id, Update{At: s.now().UTC(), StrengthStep: &step})
 }
 
 // decayBatch is how many memories one fading transaction changes, and

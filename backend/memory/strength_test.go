@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +37,42 @@ func TestNudge(t *testing.T) {
 	}
 	if got := r.get(t, fact.ID).Strength; got != 0.9 {
 		t.Errorf("a refused nudge changed strength to %v", got)
+	}
+}
+
+// Promotes and demotes sent at once each count: every acknowledged step
+// is in the strength, none is lost to another read at the same moment.
+func TestNudgesAtOnceAllCount(t *testing.T) {
+	r := newRig(t, memory.Config{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		name         string
+		from         float64
+		steps, times int
+		want         float64
+	}{
+		{"ten promotes from 0", 0, 1, 10, 1},
+		{"eight demotes from 1", 1, -1, 8, 0.2},
+		{"promotes past the top stop at 1", 0.5, 1, 9, 1},
+	} {
+		m := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "strength race " + c.name, Strength: c.from})
+		var wg sync.WaitGroup
+		errs := make(chan error, c.times)
+		for range c.times {
+			wg.Go(func() {
+				if _, err := r.svc.Nudge(ctx, m.ID, c.steps); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := r.get(t, m.ID).Strength; got != c.want {
+			t.Errorf("%s: strength %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 

@@ -149,6 +149,10 @@ func updateRow(ctx context.Context, tx *sql.Tx, id string, u memory.Update) (mem
 		details = append(details, fmt.Sprintf("category %q -> %q", m.Category, *u.Category))
 		m.Category, changed = *u.Category, true
 	}
+	if u.Strength == nil && u.StrengthStep != nil {
+		st := memory.NudgedStrength(m.Strength, *u.StrengthStep)
+		u.Strength = &st
+	}
 	if u.Strength != nil && *u.Strength != m.Strength {
 		details = append(details, fmt.Sprintf("strength %.2f -> %.2f", m.Strength, *u.Strength))
 		m.Strength, changed = *u.Strength, true
