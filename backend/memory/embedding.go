@@ -15,22 +15,38 @@ import (
 type embedding struct {
 	embedder Embedder
 	index    VectorIndex
+	// calls are the calls using embedder. Every embedding of one embedder
+	// shares them (a snapshot restore makes a new embedding with a new
+	// index and the same embedder), so retiring the embedder waits for a
+	// call that took an embedding before the restore too.
+	calls *embedderCalls
+}
 
-	mu     sync.RWMutex // read-held by each call using embedder
+// embedderCalls counts the calls using an embedder.
+type embedderCalls struct {
+	mu     sync.RWMutex // read-held by each call using the embedder
 	closed bool         // set once retired and drained
 }
 
-// use marks the embedding in use; false if it has been retired.
+// use marks the embedding in use; false if its embedder has been retired.
 func (e *embedding) use() bool {
-	e.mu.RLock()
-	if e.closed {
-		e.mu.RUnlock()
+	e.calls.mu.RLock()
+	if e.calls.closed {
+		e.calls.mu.RUnlock()
 		return false
 	}
 	return true
 }
 
-func (e *embedding) done() { e.mu.RUnlock() }
+func (e *embedding) done() { e.calls.mu.RUnlock() }
+
+// retire waits for the calls using the embedder to end and refuses any
+// later one.
+func (e *embedding) retire() {
+	e.calls.mu.Lock()
+	e.calls.closed = true
+	e.calls.mu.Unlock()
+}
 
 func (s *Service) current() *embedding { return s.emb.Load() }
 
@@ -60,13 +76,9 @@ func (s *Service) SwitchEmbedder(ctx context.Context, e Embedder, build func(con
 		return nil, fmt.Errorf("index for %s: %w", e.Info().ID, err)
 	}
 	old := s.current()
-	s.emb.Store(&embedding{embedder: e, index: index})
+	s.emb.Store(&embedding{embedder: e, index: index, calls: &embedderCalls{}})
 	s.indexSync.Unlock()
-	return func() {
-		old.mu.Lock()
-		old.closed = true
-		old.mu.Unlock()
-	}, nil
+	return old.retire, nil
 }
 
 // embedOne embeds a text with the embedder in use; a document also gets
@@ -124,7 +136,7 @@ func (s *Service) ReplaceStore(ctx context.Context, replace func(context.Context
 			return fmt.Errorf("rebuild the index: %w", err)
 		}
 	}
-	s.emb.Store(&embedding{embedder: cur.embedder, index: index})
+	s.emb.Store(&embedding{embedder: cur.embedder, index: index, calls: cur.calls})
 	s.graphCopy.reset()
 	return nil
 }

@@ -220,7 +220,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph, graphStore: d.GraphStore,
 		consolidator: d.Consolidator, cstore: d.ConsolidationStore, workspace: d.Workspace,
 		kickReembed: d.KickReembed}
-	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index})
+	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index, calls: &embedderCalls{}})
 	if d.GraphStore != nil {
 		d.GraphStore.UsePeople(func(user string) []string { return cfg.Aliases.Expand(user) })
 	}
