@@ -2,6 +2,7 @@ package embed
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -79,8 +80,14 @@ func (s *session) has(input string) bool { return slices.Contains(s.inputs, inpu
 // ones are used) and hands the float32 output and its shape to use, which
 // must copy what it keeps: the output is freed when use returns (a BERT
 // model's output is tokens × hidden size; only a few rows are needed).
+//
+// An input tensor is made over the Go slice, and ORT keeps that pointer
+// until the tensor is destroyed: cgo allows C to keep a Go pointer only
+// while it is pinned, so each input stays pinned until its tensor is gone.
 func (s *session) run(batch, seq int, feeds map[string][]int64, use func([]float32, ort.Shape) error) error {
 	shape := ort.NewShape(int64(batch), int64(seq))
+	var pins runtime.Pinner
+	defer pins.Unpin() // deferred first, so it runs after the tensors are destroyed
 	values := make([]ort.Value, len(s.inputs))
 	defer func() {
 		for _, v := range values {
@@ -90,7 +97,11 @@ func (s *session) run(batch, seq int, feeds map[string][]int64, use func([]float
 		}
 	}()
 	for i, name := range s.inputs {
-		t, err := ort.NewTensor(shape, feeds[name])
+		data := feeds[name]
+		if len(data) > 0 {
+			pins.Pin(&data[0])
+		}
+		t, err := ort.NewTensor(shape, data)
 		if err != nil {
 			return fmt.Errorf("input %s: %w", name, err)
 		}
