@@ -3,6 +3,8 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 )
 
 // Code is a machine-readable error class. The HTTP layer maps each code to a
@@ -80,6 +82,20 @@ var ErrStorage = errors.New("storage fault")
 // tells the user what to do, that also matches ErrStorage.
 func StorageFault(format string, args ...any) error {
 	return &storageFault{Errorf(EUNAVAILABLE, format, args...)}
+}
+
+// FileStorageFault says in words a person can act on why a file could not
+// be written when the cause is the disk (full, read-only, or a folder
+// HyAtlas may not write): a StorageFault naming what was not stored.
+// Other errors pass unchanged.
+func FileStorageFault(what string, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
+		return StorageFault("the disk holding HyAtlas's data is full: %s was not stored; free some space and try again", what)
+	case errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission):
+		return StorageFault("HyAtlas may not write its data folder (read-only, or its permissions changed): %s was not stored", what)
+	}
+	return err
 }
 
 type storageFault struct{ err *Error }

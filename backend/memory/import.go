@@ -45,13 +45,34 @@ type importBatch struct {
 // Every line is checked first: if any is invalid, the error lists the
 // first ones by line number and nothing is written. A workspace file is
 // written when the agent has none; one with other content is kept.
+//
+// The files are written before the memories are committed: if a file or
+// the commit fails (a full disk), the files this import wrote are taken
+// back, so a failed import leaves nothing. (A crash between the files and
+// the commit leaves the files: importing the export again finishes it.)
 func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	var rep ImportReport
 	b, err := s.readExport(r, &rep)
 	if err != nil {
 		return rep, err
 	}
-	rows, files := b.rows, b.files
+	rows := b.rows
+	var wrote []WorkspaceDoc
+	undoFiles := func() {
+		for _, f := range wrote { // best effort: the error already says what failed
+			_ = s.workspace.Remove(context.WithoutCancel(ctx), f.Agent, f.File, f.ETag)
+		}
+	}
+	for _, f := range b.files {
+		doc, err := s.importFile(ctx, f, &rep)
+		if err != nil {
+			undoFiles()
+			return ImportReport{Lines: rep.Lines}, err
+		}
+		if doc != nil {
+			wrote = append(wrote, *doc)
+		}
+	}
 	// New ids only, like adds: the read lock keeps an embedder switch
 	// from coming between the commit and the index update.
 	s.indexSync.RLock()
@@ -62,16 +83,12 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 	}
 	s.indexSync.RUnlock()
 	if err != nil {
-		return rep, err
+		undoFiles()
+		return ImportReport{Lines: rep.Lines}, err
 	}
 	rep.Imported, rep.Skipped = len(written), len(rows)-len(written)
 	if rep.Reembed > 0 {
 		s.kickReembed()
-	}
-	for _, f := range files {
-		if err := s.importFile(ctx, f, &rep); err != nil {
-			return rep, err
-		}
 	}
 	s.events.Publish(Event{Type: "import.done", At: s.now().UTC(), Data: rep})
 	return rep, nil
@@ -238,25 +255,28 @@ func (s *Service) indexImported(written []string, rows []ExportRow, rep *ImportR
 	}
 }
 
-// importFile writes a workspace file the agent does not have yet.
-func (s *Service) importFile(ctx context.Context, f WorkspaceDoc, rep *ImportReport) error {
+// importFile writes a workspace file the agent does not have yet, and
+// returns it as written (nil when it wrote nothing).
+func (s *Service) importFile(ctx context.Context, f WorkspaceDoc, rep *ImportReport) (*WorkspaceDoc, error) {
 	if s.workspace == nil {
 		rep.FilesSkipped = append(rep.FilesSkipped, f.Agent+"/"+string(f.File))
-		return nil
+		return nil, nil
 	}
 	cur, err := s.workspace.Read(ctx, f.Agent, f.File)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case cur.Exists && cur.Content == f.Content:
 	case cur.Exists:
 		rep.FilesSkipped = append(rep.FilesSkipped, f.Agent+"/"+string(f.File))
 	default:
-		if _, err := s.workspace.Write(ctx, f.Agent, f.File, f.Content, cur.ETag); err != nil {
-			return fmt.Errorf("import %s/%s: %w", f.Agent, f.File, err)
+		doc, err := s.workspace.Write(ctx, f.Agent, f.File, f.Content, cur.ETag)
+		if err != nil {
+			return nil, fmt.Errorf("import %s/%s: %w", f.Agent, f.File, err)
 		}
 		rep.Files++
+		return &doc, nil
 	}
-	return nil
+	return nil, nil
 }

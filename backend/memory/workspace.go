@@ -80,6 +80,10 @@ type Workspace interface {
 	Append(ctx context.Context, agent string, f WorkspaceFile, text string) (WorkspaceDoc, error)
 	// List returns every file that exists, by agent then file name.
 	List(ctx context.Context) ([]WorkspaceDoc, error)
+	// Remove deletes the file if its ETag is still ifMatch (an import
+	// takes back the files it wrote when it fails); a file changed since,
+	// or gone, is left as it is.
+	Remove(ctx context.Context, agent string, f WorkspaceFile, ifMatch string) error
 }
 
 func (s *Service) workspaceReady() error {

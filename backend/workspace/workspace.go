@@ -119,6 +119,21 @@ func (d *Dir) Write(_ context.Context, agent string, f memory.WorkspaceFile, con
 	return d.write(agent, f, content)
 }
 
+// Remove deletes a file whose ETag is still ifMatch; one changed since,
+// or gone, is left as it is.
+func (d *Dir) Remove(_ context.Context, agent string, f memory.WorkspaceFile, ifMatch string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cur, err := d.read(agent, f)
+	if err != nil || !cur.Exists || cur.ETag != ifMatch {
+		return err
+	}
+	if err := os.Remove(d.path(agent, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s of %s: %w", f, agent, err)
+	}
+	return nil
+}
+
 // Append adds text at the end of a file, separated by a blank line.
 func (d *Dir) Append(_ context.Context, agent string, f memory.WorkspaceFile, text string) (memory.WorkspaceDoc, error) {
 	d.mu.Lock()
@@ -141,11 +156,12 @@ func (d *Dir) Append(_ context.Context, agent string, f memory.WorkspaceFile, te
 // write replaces the file atomically and returns its new version.
 func (d *Dir) write(agent string, f memory.WorkspaceFile, content string) (memory.WorkspaceDoc, error) {
 	dir := filepath.Join(d.root, agent)
+	what := fmt.Sprintf("%s of %s", f, agent)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return memory.WorkspaceDoc{}, fmt.Errorf("create the workspace of %s: %w", agent, err)
+		return memory.WorkspaceDoc{}, fmt.Errorf("create the workspace of %s: %w", agent, memory.FileStorageFault(what, err))
 	}
 	if err := atomicfile.Write(d.path(agent, f), []byte(content), 0o600); err != nil {
-		return memory.WorkspaceDoc{}, fmt.Errorf("write %s of %s: %w", f, agent, err)
+		return memory.WorkspaceDoc{}, fmt.Errorf("write %s: %w", what, memory.FileStorageFault(what, err))
 	}
 	return memory.WorkspaceDoc{Agent: agent, File: f, Content: content, ETag: ETag(content), Exists: true,
 		ModifiedAt: time.Now().UTC()}, nil

@@ -77,3 +77,33 @@ func TestConcurrentAppends(t *testing.T) {
 		t.Fatalf("%d notes, want 20", n)
 	}
 }
+
+// Remove takes a file back only while it is the version given: a file
+// changed since keeps the change, and a file already gone is no error.
+func TestRemoveOnlyTheVersionGiven(t *testing.T) {
+	ctx := context.Background()
+	d := New(t.TempDir())
+	v1, err := d.Write(ctx, "meepa", memory.FileSoul, "first\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := d.Write(ctx, "meepa", memory.FileSoul, "changed\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Remove(ctx, "meepa", memory.FileSoul, v1.ETag); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := d.Read(ctx, "meepa", memory.FileSoul); got.Content != "changed\n" {
+		t.Fatalf("a remove of an older version took the change: %+v", got)
+	}
+	if err := d.Remove(ctx, "meepa", memory.FileSoul, v2.ETag); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := d.Read(ctx, "meepa", memory.FileSoul); got.Exists {
+		t.Fatalf("the version given is still there: %+v", got)
+	}
+	if err := d.Remove(ctx, "meepa", memory.FileSoul, v2.ETag); err != nil {
+		t.Errorf("removing a file already gone: %v", err)
+	}
+}
