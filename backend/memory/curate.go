@@ -261,20 +261,27 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) 
 	if err != nil {
 		return nil, fmt.Errorf("find memories to forget: %w", err)
 	}
-	var out []Memory
+	var ids []string
 	for _, m := range rows {
-		if in.Source != "" && m.Source != in.Source {
-			continue
+		if in.Source == "" || m.Source == in.Source {
+			ids = append(ids, m.ID)
 		}
-		r, err := s.retire(ctx, m.ID, Retirement{How: RetiredForgotten, Reason: reason, At: s.now().UTC()})
-		if ErrorCode(err) == ECONFLICT || ErrorCode(err) == ENOTFOUND {
-			continue // retired or deleted meanwhile
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, r)
 	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	// All of them in one transaction: a forget is never half done.
+	s.indexSync.Lock()
+	defer s.indexSync.Unlock()
+	out, cas, err := s.store.RetireMany(ctx, ids, Retirement{How: RetiredForgotten, Reason: reason, At: s.now().UTC()})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range out {
+		s.current().index.Remove(m.ID)
+		s.publish("memory.retired", m)
+	}
+	s.applyCascade(ctx, cas)
 	return out, nil
 }
 

@@ -187,6 +187,10 @@ type Store interface {
 	FindByContent(ctx context.Context, scope Scope, text string, contains bool) ([]Memory, error)
 	Update(ctx context.Context, id string, u Update) (Memory, error)
 	Retire(ctx context.Context, id string, r Retirement) (Memory, Cascade, error)
+	// RetireMany retires every row of ids that is still live, in one
+	// transaction (rows retired or deleted meanwhile are passed over), and
+	// returns the rows it retired.
+	RetireMany(ctx context.Context, ids []string, r Retirement) ([]Memory, Cascade, error)
 	Restore(ctx context.Context, id string, at time.Time) (Memory, Cascade, error)
 	Delete(ctx context.Context, f DeleteFilter) ([]string, Cascade, error)
 	Vector(ctx context.Context, id string) (Vector, error)

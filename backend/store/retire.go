@@ -32,6 +32,30 @@ func (s *Store) Retire(ctx context.Context, id string, r memory.Retirement) (mem
 	return out, cas, err
 }
 
+// RetireMany implements memory.Store: all of them or, on an error, none.
+func (s *Store) RetireMany(ctx context.Context, ids []string, r memory.Retirement) ([]memory.Memory, memory.Cascade, error) {
+	if r.At.IsZero() {
+		return nil, memory.Cascade{}, fmt.Errorf("retire: the retirement time is missing")
+	}
+	var out []memory.Memory
+	var cas memory.Cascade
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		out, cas = nil, memory.Cascade{}
+		for _, id := range ids {
+			m, err := retireRow(ctx, tx, id, r, &cas)
+			if c := memory.ErrorCode(err); c == memory.ECONFLICT || c == memory.ENOTFOUND {
+				continue // retired or deleted meanwhile: nothing of it was written
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return nil
+	})
+	return out, cas, err
+}
+
 // retireRow retires one row and what goes with it (its profile mirror,
 // the L5 rows of the relations it leaves without a live fact), which it
 // adds to cas.

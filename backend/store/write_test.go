@@ -220,6 +220,36 @@ func TestRetireAndRestore(t *testing.T) {
 	wantCode(t, err, memory.ENOTFOUND)
 }
 
+// RetireMany retires the live rows of its list in one transaction and
+// passes over the ones already retired or gone.
+func TestRetireManyPassesOverRetiredAndMissing(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	insert(t, s, row("a", "alpha"), row("b", "beta"), row("c", "gamma"))
+	if _, _, err := s.Retire(ctx, "b", memory.Retirement{How: memory.RetiredDropped, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	r := memory.Retirement{How: memory.RetiredForgotten, Reason: "asked to forget", At: t0.Add(time.Hour)}
+	got, _, err := s.RetireMany(ctx, []string{"a", "b", "nope", "c"}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := idsOf(got); len(ids) != 2 || ids[0] != "a" || ids[1] != "c" {
+		t.Fatalf("retired %v, want [a c]", ids)
+	}
+	for _, id := range []string{"a", "c"} {
+		if m := mustGet(t, s, id); m.Live() || m.RetiredHow != memory.RetiredForgotten {
+			t.Errorf("%s after RetireMany: %+v", id, m)
+		}
+	}
+	if m := mustGet(t, s, "b"); m.RetiredHow != memory.RetiredDropped {
+		t.Errorf("the row retired before was retired again: %+v", m)
+	}
+	if _, _, err := s.RetireMany(ctx, []string{"a"}, memory.Retirement{}); err == nil {
+		t.Error("a retirement without a time was taken")
+	}
+}
+
 func TestDelete(t *testing.T) {
 	ctx := context.Background()
 	all := []string{"a", "b", "c", "d", "e"}
