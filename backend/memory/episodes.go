@@ -85,11 +85,12 @@ func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (
 			skipped = errors.Join(skipped, err)
 			id = ""
 		}
-		if err := s.writeGen(gen, func() error { return s.xstore.SetEpisodeSummary(ctx, ep.Seq, id) }); err != nil {
-			return done, fmt.Errorf("mark episode %d summarised: %w", ep.Seq, err)
-		}
-		if id != "" {
+		if id != "" { // marked with its summary, in the summary's transaction
 			done++
+			continue
+		}
+		if err := s.writeGen(gen, func() error { return s.xstore.SetEpisodeSummary(ctx, ep.Seq, "") }); err != nil {
+			return done, fmt.Errorf("mark episode %d summarised: %w", ep.Seq, err)
 		}
 	}
 	return done, skipped
@@ -130,7 +131,7 @@ func (s *Service) summarizeEpisode(ctx context.Context, gen uint64, ep Episode) 
 		Strength: DefaultStrength, Source: sourceExtract, SourceIDs: ids, EventAt: ep.StartedAt,
 		ValidTo: ep.LastAt, CreatedAt: now, UpdatedAt: now, Extraction: ExtractSkipped,
 		Metadata: map[string]string{"writes": strconv.Itoa(len(ids))}}
-	if err := s.insertGenerated(ctx, gen, Changes{}, m); err != nil {
+	if err := s.insertGenerated(ctx, gen, Changes{Episode: ep.Seq}, m); err != nil {
 		return "", err
 	}
 	return m.ID, nil

@@ -331,6 +331,10 @@ type Changes struct {
 	Links  []Link
 	// Extracted, when set, marks that raw row's extraction done.
 	Extracted string
+	// Episode, when set (an episode's seq), marks that episode summarised
+	// by the first row of Insert, in the same transaction: a crash cannot
+	// leave a summary whose episode would be summarised again.
+	Episode int64
 }
 
 // RowUpdate is an Update of one row.

@@ -11,7 +11,8 @@ import (
 
 // Apply commits every part of c in one transaction: the raw row's
 // extraction marked done, inserts, updates, retirements (a row already
-// retired, or deleted meanwhile, is left as it is) and links. When the raw
+// retired, or deleted meanwhile, is left as it is), the episode the first
+// insert summarises, and links. When the raw
 // row is no longer a live pending row (deleted, retired or extracted while
 // its extraction ran) nothing is applied and the error wraps
 // memory.ErrStaleExtraction.
@@ -44,6 +45,12 @@ func (s *Store) Apply(ctx context.Context, c memory.Changes) (memory.Cascade, er
 			_, err := retireRow(ctx, tx, r.ID, r.Retirement, &cas)
 			if code := memory.ErrorCode(err); err != nil && code != memory.ECONFLICT && code != memory.ENOTFOUND {
 				return err
+			}
+		}
+		if c.Episode != 0 && len(c.Insert) > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE episodes SET state = 'summarized', summary_id = ? WHERE seq = ?`,
+				c.Insert[0].Memory.ID, c.Episode); err != nil {
+				return fmt.Errorf("mark episode %d summarised: %w", c.Episode, err)
 			}
 		}
 		for _, l := range c.Links {

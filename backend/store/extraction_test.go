@@ -128,6 +128,22 @@ func TestEpisodes(t *testing.T) {
 	if due, _ = s.DueEpisodes(ctx, t0.Add(3*time.Hour)); len(due) != 2 || due[0].Owner != bob {
 		t.Errorf("a summarised episode is still due: %+v", due)
 	}
+	// A summary applied with its episode marks it in the same commit (a
+	// crash in between would have it summarised twice); a failed apply
+	// leaves it due.
+	bad := memory.Changes{Insert: []memory.NewRow{row("sum-bad", "half a summary"), row("sum-bad", "the same id again")}, Episode: due[0].Seq}
+	if _, err := s.Apply(ctx, bad); err == nil {
+		t.Fatal("an apply with a duplicated id went through")
+	}
+	if again, _ := s.DueEpisodes(ctx, t0.Add(3*time.Hour)); len(again) != 2 {
+		t.Errorf("a failed summary marked its episode: %+v", again)
+	}
+	if _, err := s.Apply(ctx, memory.Changes{Insert: []memory.NewRow{row("sum-bob", "bob's summary")}, Episode: due[0].Seq}); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.DueEpisodes(ctx, t0.Add(3*time.Hour)); len(again) != 1 || again[0].Seq == due[0].Seq {
+		t.Errorf("the episode a summary was applied with is still due: %+v", again)
+	}
 }
 
 func TestEgressLedger(t *testing.T) {
