@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"hyatlas/backend/api"
 	"hyatlas/backend/api/client"
 	"hyatlas/backend/memory"
 )
@@ -143,5 +144,50 @@ func TestWorkspaceWriteOnAFullDiskSaysSo(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(data, "workspace", "agent1", "SOUL.md")); err != nil || string(b) != "the old soul" {
 		t.Errorf("SOUL.md after the refused write: %q %v", b, err)
+	}
+}
+
+// On a real full disk the status keeps saying so for as long as an add
+// would be refused: a small write (the status's own probe) that fits in
+// the space the log already holds does not end the fault.
+func TestFullDiskStatusStaysTrue(t *testing.T) {
+	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_SNAPSHOT_EVERY=off")
+	data := filepath.Join(in.Home, "data")
+	mountTmpfs(t, data, "4M")
+	in.Start("serve")
+	c := in.Client()
+	ctx := context.Background()
+	small := "a small memory that needs a few pages"
+	if _, err := c.Add(ctx, api.AddRequest{Text: &small, UserID: "fd"}); err != nil {
+		t.Fatal(err)
+	}
+	// Leave 40 KiB: the WAL takes part of a big write, too little for an add.
+	fillDisk(t, data, 40<<10)
+	big := strings.Repeat("words that fill many pages of the write ahead log ", 6000) // ~300 KB
+	var refused error
+	for range 20 {
+		if _, refused = c.Add(ctx, api.AddRequest{Text: &big, UserID: "fd"}); refused != nil {
+			break
+		}
+	}
+	var ce *client.Error
+	if !errors.As(refused, &ce) || ce.Code != memory.EUNAVAILABLE || !strings.Contains(ce.Message, "full") {
+		t.Fatalf("a write on the full disk: %v", refused)
+	}
+	// Past one recheck of the disk (every 10 s while it is faulty).
+	for deadline := time.Now().Add(12 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		st, err := c.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Storage == "ok" {
+			_, addErr := c.Add(ctx, api.AddRequest{Text: &small, UserID: "fd"})
+			if addErr != nil {
+				ready := c.Ready(ctx)
+				t.Fatalf("status.storage is %q (and /readyz: %v) while the disk is still full: an add is refused with %v", st.Storage, ready, addErr)
+			}
+			// The disk took a small write after all: the status was right.
+			return
+		}
 	}
 }

@@ -55,7 +55,10 @@ type Store struct {
 	// fault is the last write's storage error (a full disk, a folder that
 	// may not be written), nil once a write commits after it.
 	fault atomic.Pointer[error]
-	read  readStmts // statements prepared once on reader
+	// diskFull: the fault is a full disk, which ends only with room for
+	// more than a small write (minFreeBytes).
+	diskFull atomic.Bool
+	read     readStmts // statements prepared once on reader
 
 	// people maps a user id to the user ids that are one person with it
 	// (see UsePeople); nil: each user is a person alone.
@@ -222,19 +225,44 @@ func (s *Store) submit(ctx context.Context, op writeOp) error {
 		return ctx.Err()
 	}
 	s.closeMu.RUnlock()
-	err := storageError(<-op.done)
+	raw := <-op.done
+	err := storageError(raw)
 	switch {
 	case err == nil:
+		// A full disk is over when a write commits and there is room for
+		// more than a small one: a write that fit in the space the log
+		// already holds does not mean an add would.
+		if s.diskFull.Load() {
+			if free, ok := freeBytes(filepath.Dir(s.path)); ok && free < minFreeBytes {
+				break
+			}
+		}
 		s.fault.Store(nil)
+		s.diskFull.Store(false)
 	case errors.Is(err, memory.ErrStorage):
 		s.fault.Store(&err)
+		s.diskFull.Store(sqliteCode(raw) == sqlite3.SQLITE_FULL)
 	}
 	return err
 }
 
+// minFreeBytes is the free space below which a disk that filled up still
+// counts as full (about a few hundred adds with their vectors and log).
+const minFreeBytes = 4 << 20
+
+// sqliteCode is the primary SQLite result code of err, or 0.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return 0
+	}
+	return se.Code() & 0xff
+}
+
 // WriteFault is why the last write could not be stored when the cause was
 // the disk (full, read-only, failing), or nil: writes are being stored.
-// It clears at the next write that commits.
+// It clears at the next write that commits (after a full disk, once there
+// is room for more than a small write too).
 func (s *Store) WriteFault() error {
 	if p := s.fault.Load(); p != nil {
 		return *p
@@ -247,11 +275,7 @@ func (s *Store) WriteFault() error {
 // folder HyAtlas may not write (a 503 at the API, instead of an internal
 // error whose cause only the log had). Other errors pass unchanged.
 func storageError(err error) error {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return err
-	}
-	switch se.Code() & 0xff { // the primary result code
+	switch sqliteCode(err) {
 	case sqlite3.SQLITE_FULL:
 		return memory.StorageFault("the disk holding HyAtlas's data is full: nothing was stored; free some space and try again")
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
