@@ -408,6 +408,22 @@ async function workspace(page) {
   check((await page.locator('[data-testid="ws-discard"]').count()) === 0, 'a saved file asked to discard');
 }
 
+// A page whose session ended (HyAtlas started again, or a new token)
+// says how to sign in again on every page, never the API's words for
+// agents ("send Authorization: Bearer"). Last: it ends the session.
+async function signedOut(page) {
+  await page.click('[data-testid="nav-status"]');
+  await page.evaluate(() => localStorage.setItem('hyatlas.session', 'a-session-from-before-a-restart'));
+  await page.locator('[data-testid="connection"][data-state="signed_out"]').waitFor({ timeout: 10_000 });
+  for (const p of ['atlas', 'palace', 'recall', 'snapshots', 'workspace', 'settings']) {
+    await page.click(`[data-testid="nav-${p}"]`);
+    await page.locator('main', { hasText: 'hyatlas dashboard' }).waitFor({ timeout: 10_000 }).catch(() => {});
+    const text = await page.locator('main').innerText();
+    check(!/send Authorization: Bearer/.test(text), `${p}: a signed-out page shows the API's message for agents`);
+    check(/hyatlas dashboard/.test(text), `${p}: a signed-out page does not say how to sign in again (hyatlas dashboard)`);
+  }
+}
+
 async function main() {
   if (!URL_) {
     console.error('FAIL atlas e2e: HYATLAS_URL is required');
@@ -431,7 +447,7 @@ async function main() {
     page.setDefaultTimeout(15_000);
     await page.goto(URL_);
     await page.locator('[data-testid="nav-atlas"]').waitFor();
-    for (const [name, step] of [['atlas', atlas], ['settings', settings], ['snapshots', snapshots], ['pages', others]]) {
+    for (const [name, step] of [['atlas', atlas], ['settings', settings], ['snapshots', snapshots], ['pages', others], ['signed out', signedOut]]) {
       try {
         await step(page);
         console.log(`ok ${name}`);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, getStatus, linkOutcome, signInFromLink, waitForRestart } from './api';
+import { ApiError, SIGNED_OUT, getStatus, linkOutcome, signInFromLink, waitForRestart } from './api';
 
 const sample = {
   status: 'ok',
@@ -75,13 +75,22 @@ describe('getStatus', () => {
   });
 
   it('turns the server error shape into an ApiError', async () => {
+    mockFetch(async () => Response.json({ error: 'no such memory', code: 'not_found' }, { status: 404 }));
+    const err = await caught(getStatus());
+    expect(err.status).toBe(404);
+    expect(err.code).toBe('not_found');
+    expect(err.message).toBe('no such memory');
+  });
+
+  it('says how to sign in again on a 401, not the message for agents', async () => {
     mockFetch(async () =>
-      Response.json({ error: 'dashboard session missing', code: 'unauthorized' }, { status: 401 }),
+      Response.json({ error: 'missing or wrong token: send Authorization: Bearer <token>', code: 'unauthorized' }, { status: 401 }),
     );
     const err = await caught(getStatus());
     expect(err.status).toBe(401);
     expect(err.code).toBe('unauthorized');
-    expect(err.message).toBe('dashboard session missing');
+    expect(err.message).toBe(SIGNED_OUT);
+    expect(err.message).toContain('hyatlas dashboard');
   });
 
   it('falls back to http_<status> and the body text for non-JSON errors', async () => {

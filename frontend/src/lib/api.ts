@@ -89,7 +89,18 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Builds an ApiError from a non-2xx response and its `{"error","code"}` body. */
+/**
+ * What every page says when the server refuses this page's session (401):
+ * HyAtlas started again, or its token changed. The server's own words are
+ * for agents ("send Authorization: Bearer"), which a person here cannot act on.
+ */
+export const SIGNED_OUT =
+  'This page is signed out (HyAtlas started again, or its token changed): run `hyatlas dashboard` for a new sign-in link and open it here.';
+
+/**
+ * Builds an ApiError from a non-2xx response and its `{"error","code"}`
+ * body; a 401 says SIGNED_OUT.
+ */
 async function errorFromResponse(res: Response): Promise<ApiError> {
   let body: unknown = null;
   let text = '';
@@ -103,8 +114,9 @@ async function errorFromResponse(res: Response): Promise<ApiError> {
   if (isRecord(body)) {
     const message = typeof body.error === 'string' && body.error ? body.error : fallback;
     const code = typeof body.code === 'string' && body.code ? body.code : `http_${res.status}`;
-    return new ApiError(res.status, code, message);
+    return new ApiError(res.status, code, res.status === 401 ? SIGNED_OUT : message);
   }
+  if (res.status === 401) return new ApiError(401, 'http_401', SIGNED_OUT);
   return new ApiError(res.status, `http_${res.status}`, fallback);
 }
 
