@@ -212,8 +212,8 @@ export const restore = (id: string) =>
 export const deleteMemory = (id: string) =>
   request<{ deleted: boolean }>(`/memories/${encodeURIComponent(id)}`, { method: 'DELETE' });
 
-export const search = (query: string, user_id = '') =>
-  request<SearchAnswer>('/search', json('POST', { query, limit: 10, ...(user_id ? { user_id } : {}) }));
+export const search = (query: string, user_id = '', limit = 10, layer = '') =>
+  request<SearchAnswer>('/search', json('POST', { query, limit, ...(user_id ? { user_id } : {}), ...(layer ? { layer } : {}) }));
 
 export const getPrompt = (user_id = '') =>
   request<PromptBlock>(`/prompt${user_id ? `?user_id=${encodeURIComponent(user_id)}` : ''}`);

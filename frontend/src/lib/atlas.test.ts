@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bandOf, editChange, glyphOf, hasStrength, shortDate } from './atlas';
+import { bandOf, closestByMeaning, editChange, glyphOf, hasStrength, shortDate, type Band } from './atlas';
+import type { SearchAnswer } from './types';
 
 describe('atlas helpers', () => {
   it.each([
@@ -59,4 +60,30 @@ describe('row actions', () => {
     [{ text: 'a', category: 'fact' }, { text: 'a', category: ' fact ' }, null],
     [{ text: 'a', category: 'fact' }, { text: 'a', category: 'fact' }, null],
   ])('edit %j -> %j sends %j', (before, after, want) => expect(editChange(before, after)).toEqual(want));
+});
+
+describe('closestByMeaning', () => {
+  const hit = (id: string, layer: string, category: string, strength: number) => ({
+    memory_id: id, content: id, score: 0.9, layer, category, strength,
+  });
+  const ans = {
+    order: ['profile', 'normal'],
+    memories: {
+      profile: [hit('p', 'l1_profile', 'fact', 0.9)],
+      normal: [hit('g', 'l3_fact', 'Goal', 0.8), hit('raw', 'l2_raw', 'fact', 0.5), hit('low', 'l3_fact', 'fact', 0.2)],
+    },
+    ranked: [],
+  } as unknown as SearchAnswer;
+  const ids = (f: { layer?: string; category?: string; band?: Band }) =>
+    closestByMeaning(ans, { layer: f.layer ?? '', category: f.category ?? '', band: f.band ?? '' }).map((m) => m.memory_id);
+
+  it.each([
+    ['no filter: every channel in order, raw turns left out as in the list', {}, ['p', 'g', 'low']],
+    ['a layer', { layer: 'l2_raw' }, ['raw']],
+    ['a category, in any case', { category: 'goal' }, ['g']],
+    ['the prompt band', { band: 'injected' as Band }, ['p', 'g']],
+    ['the low band', { band: 'low' as Band }, ['low']],
+  ])('%s', (_name, f, want) => {
+    expect(ids(f)).toEqual(want);
+  });
 });

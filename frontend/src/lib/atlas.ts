@@ -1,4 +1,5 @@
 // Pure helpers of the Atlas page.
+import type { ListItem, SearchAnswer } from './types';
 
 /** Strength bands of the Atlas: in the prompt (≥ 0.75), middle, low. */
 export type Band = '' | 'injected' | 'middle' | 'low';
@@ -86,4 +87,23 @@ export function editChange(
   if (after.text !== before.text) change.content = after.text;
   if (after.category.trim() !== before.category.trim()) change.category = after.category;
   return Object.keys(change).length ? change : null;
+}
+
+/**
+ * The Atlas rows of a search answer ("by meaning"), closest first, with the
+ * list's other filters applied: the layer (none: everything but raw turns,
+ * as the list), the category (any case) and the strength band.
+ */
+export function closestByMeaning(ans: SearchAnswer, f: { layer: string; category: string; band: Band }): ListItem[] {
+  const b = bandOf(f.band);
+  const cat = f.category.trim().toLowerCase();
+  return ans.order
+    .flatMap((ch) => ans.memories[ch] ?? [])
+    .filter((h) => (f.layer ? h.layer === f.layer : h.layer !== 'l2_raw'))
+    .filter((h) => !cat || (h.category ?? '').toLowerCase() === cat)
+    .filter((h) => (b.min === undefined || h.strength >= b.min) && (b.max === undefined || h.strength <= b.max))
+    .map((h) => ({
+      memory_id: h.memory_id, content: h.content, layer: h.layer, user_id: '', agent_id: '', session_id: '',
+      ts: '', category: h.category ?? '', strength: h.strength,
+    }));
 }
