@@ -247,22 +247,28 @@ func TestPagesInChromium(t *testing.T) {
 	}
 }
 
-// TestLongAtlasInChromium runs frontend/e2e/atlas-long.e2e.mjs on 600
-// memories: messages and Undo stay in view for a row far down the list,
-// resizing keeps the place, "by meaning" honours the filters, "newest
-// first" shows the dates it sorts by, and an Edit form opens with the text
-// as it is now.
-func TestLongAtlasInChromium(t *testing.T) {
-	p := proctest.New(t, binary(t), "HYATLAS_MODE=lite")
-	p.Start("serve")
-	link, err := p.Client().DashboardLink(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := runNode("atlas-long.e2e.mjs", link)
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatalf("long Atlas e2e failed: %v", err)
+// TestPageDetailsInChromium runs, each on its own instance:
+// frontend/e2e/atlas-long.e2e.mjs on 600 memories (messages and Undo stay
+// in view for a row far down the list, resizing keeps the place, "by
+// meaning" honours the filters, "newest first" shows the dates it sorts
+// by, an Edit form opens with the text as it is now) and
+// recall-empty.e2e.mjs (an empty Recall answer says why, and names a user
+// who owns nothing).
+func TestPageDetailsInChromium(t *testing.T) {
+	for _, script := range []string{"atlas-long.e2e.mjs", "recall-empty.e2e.mjs"} {
+		t.Run(script, func(t *testing.T) {
+			p := proctest.New(t, binary(t), "HYATLAS_MODE=lite")
+			p.Start("serve")
+			link, err := p.Client().DashboardLink(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := runNode(script, link)
+			t.Logf("%s", out)
+			if err != nil {
+				t.Fatalf("%s failed: %v", script, err)
+			}
+		})
 	}
 }
 

@@ -1,17 +1,17 @@
-// Review (UX): Recall's "nothing came back" tells the user why.
+// Recall's "nothing came back" tells the user why.
 //
 //   HYATLAS_URL   the dashboard sign-in link (the check adds one memory by
-//                 hand for user zzux-<stamp>)
+//                 hand for user recall-<stamp>)
 //
-// - gate:    an on-topic question with no hit reads "Nothing relevant
-//            (nothing relevant)": the reason repeats the sentence;
+// - gate:    an empty answer says "Nothing relevant" once, with the gate's
+//            reason only when it adds one;
 // - user:    asking for a user who owns nothing (a capital letter too many:
 //            user ids are exact) says that user has no memories, instead of
 //            "nothing relevant", which sends the user hunting for better words.
 import { check, runChecks } from './checks.mjs';
 
 const STAMP = String(Date.now()).slice(-9);
-const USER = `zzux-${STAMP}`;
+const USER = `recall-${STAMP}`;
 
 async function seed(page) {
   const status = await page.evaluate(async (user) => {
@@ -48,4 +48,4 @@ async function unknownUser(page) {
   check(await page.locator('[data-testid="recall-hit"]').count() > 0, `the memory of ${USER} is not recalled for its owner`);
 }
 
-await runChecks('review ux: recall', [['seed', seed], ['gate', gate], ['unknown user', unknownUser]]);
+await runChecks('recall e2e', [['seed', seed], ['gate', gate], ['unknown user', unknownUser]]);
