@@ -253,9 +253,10 @@ func TestPagesInChromium(t *testing.T) {
 // meaning" honours the filters, "newest first" shows the dates it sorts
 // by, an Edit form opens with the text as it is now) and
 // recall-empty.e2e.mjs (an empty Recall answer says why, and names a user
-// who owns nothing).
+// who owns nothing) and snapshots-follow.e2e.mjs (snapshots made elsewhere
+// appear, Undo goes with its snapshot, an unreadable one offers no restore).
 func TestPageDetailsInChromium(t *testing.T) {
-	for _, script := range []string{"atlas-long.e2e.mjs", "recall-empty.e2e.mjs"} {
+	for _, script := range []string{"atlas-long.e2e.mjs", "recall-empty.e2e.mjs", "snapshots-follow.e2e.mjs"} {
 		t.Run(script, func(t *testing.T) {
 			p := proctest.New(t, binary(t), "HYATLAS_MODE=lite")
 			p.Start("serve")
@@ -263,7 +264,7 @@ func TestPageDetailsInChromium(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := runNode(script, link)
+			out, err := runNode(script, link, "SNAPSHOT_DIR="+filepath.Join(p.Home, "data-snapshots"))
 			t.Logf("%s", out)
 			if err != nil {
 				t.Fatalf("%s failed: %v", script, err)

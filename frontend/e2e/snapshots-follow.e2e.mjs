@@ -1,4 +1,4 @@
-// Review (UX): the Snapshots page follows what happens elsewhere, and its
+// The Snapshots page follows what happens elsewhere, and its
 // one-step undo never points at a snapshot that is gone.
 //
 //   HYATLAS_URL   the dashboard sign-in link (a test instance: the check makes
@@ -101,5 +101,5 @@ async function unreadable(page) {
   }
 }
 
-await runChecks('review ux: snapshots', [['stale', stale], ['dead undo', deadUndo], ['names', names], ['unreadable', unreadable]],
+await runChecks('snapshots e2e', [['stale', stale], ['dead undo', deadUndo], ['names', names], ['unreadable', unreadable]],
   { timezoneId: 'America/Los_Angeles', locale: 'en-US' });
