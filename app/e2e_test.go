@@ -253,10 +253,13 @@ func TestPagesInChromium(t *testing.T) {
 // meaning" honours the filters, "newest first" shows the dates it sorts
 // by, an Edit form opens with the text as it is now) and
 // recall-empty.e2e.mjs (an empty Recall answer says why, and names a user
-// who owns nothing) and snapshots-follow.e2e.mjs (snapshots made elsewhere
-// appear, Undo goes with its snapshot, an unreadable one offers no restore).
+// who owns nothing), snapshots-follow.e2e.mjs (snapshots made elsewhere
+// appear, Undo goes with its snapshot, an unreadable one offers no restore)
+// and forms.e2e.mjs (Settings asks before dropping typed text; the
+// Workspace saves on Ctrl+S, never shows one agent's text under a refused
+// name, and shows an agent's write to an open file).
 func TestPageDetailsInChromium(t *testing.T) {
-	for _, script := range []string{"atlas-long.e2e.mjs", "recall-empty.e2e.mjs", "snapshots-follow.e2e.mjs"} {
+	for _, script := range []string{"atlas-long.e2e.mjs", "recall-empty.e2e.mjs", "snapshots-follow.e2e.mjs", "forms.e2e.mjs"} {
 		t.Run(script, func(t *testing.T) {
 			p := proctest.New(t, binary(t), "HYATLAS_MODE=lite")
 			p.Start("serve")

@@ -1,7 +1,7 @@
-// Review (UX): forms keep what was typed, and say plainly which thing they edit.
+// Forms keep what was typed, and say plainly which thing they edit.
 //
 //   HYATLAS_URL   the dashboard sign-in link (a test instance: the check writes
-//                 SOUL.md of an agent of its own, zzux-<stamp>; it saves no setting)
+//                 SOUL.md of an agent of its own, forms-<stamp>; it saves no setting)
 //
 // - settings:  text typed into Settings (endpoint, model) is not dropped
 //              without asking when another page is opened, as the Workspace asks;
@@ -17,7 +17,7 @@
 import { check, runChecks } from './checks.mjs';
 
 const STAMP = String(Date.now()).slice(-9);
-const AGENT = `zzux-${STAMP}`;
+const AGENT = `forms-${STAMP}`;
 
 async function settings(page) {
   await page.click('[data-testid="nav-settings"]');
@@ -106,4 +106,4 @@ async function staleFile(page) {
     'with no word of it: the user finds out only when Save is refused (WorkspaceView.svelte: re-read a clean file every few seconds, or say at once that it changed)');
 }
 
-await runChecks('review ux: forms', [['settings', settings], ['ctrl+s', ctrlS], ['bad agent', badAgent], ['stale file', staleFile]]);
+await runChecks('forms e2e', [['settings', settings], ['ctrl+s', ctrlS], ['bad agent', badAgent], ['stale file', staleFile]]);
