@@ -257,9 +257,14 @@ func TestPagesInChromium(t *testing.T) {
 // appear, Undo goes with its snapshot, an unreadable one offers no restore)
 // and forms.e2e.mjs (Settings asks before dropping typed text; the
 // Workspace saves on Ctrl+S, never shows one agent's text under a refused
-// name, and shows an agent's write to an open file).
+// name, and shows an agent's write to an open file) and
+// palace-timeline.e2e.mjs (the Mind Palace follows a graph that changes,
+// shows a date-only time as its day, plays from the start, keeps the
+// playhead in range on either axis, says when Find finds nothing, and
+// fits a 320 px window).
 func TestPageDetailsInChromium(t *testing.T) {
-	for _, script := range []string{"atlas-long.e2e.mjs", "recall-empty.e2e.mjs", "snapshots-follow.e2e.mjs", "forms.e2e.mjs"} {
+	for _, script := range []string{"atlas-long.e2e.mjs", "recall-empty.e2e.mjs", "snapshots-follow.e2e.mjs", "forms.e2e.mjs",
+		"palace-timeline.e2e.mjs"} {
 		t.Run(script, func(t *testing.T) {
 			p := proctest.New(t, binary(t), "HYATLAS_MODE=lite")
 			p.Start("serve")

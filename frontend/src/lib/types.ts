@@ -32,6 +32,9 @@ export interface Reembed {
 export interface Status {
   status: string;
   version: string;
+  /** Entities and relations held now (the Mind Palace reads the graph again when they change). */
+  graph_nodes: number;
+  graph_edges: number;
   mode: string;
   mode_detail: string;
   llm: LlmState;

@@ -1,4 +1,4 @@
-// Review (UX): the Mind Palace timeline as a user meets it.
+// The Mind Palace timeline as a user meets it.
 //
 //   HYATLAS_URL   the dashboard sign-in link (any mode: the graph is put in
 //                 through POST /api/v1/import, so lite mode is enough)
@@ -24,14 +24,14 @@ const VALID_FROM = Date.UTC(2020, 4, 1) / 1000; // 2020-05-01, a date with no ti
 
 async function importGraph(page) {
   const now = new Date().toISOString();
-  const mem = `mzzux${STAMP}palace0001`;
+  const mem = `mtl${STAMP}palace0001`;
   const lines = [
     { type: 'header', format: 'hyatlas-export', version: 2, exported_at: now },
     { type: 'memory', memory: { id: mem, layer: 'l3_fact', content: `${PERSON} started at ${ORG}`, owner: { user_id: 'default', agent_id: '' },
       category: 'fact', strength: 0.5, source: 'import', event_at: '2020-05-01T00:00:00Z', created_at: now, updated_at: now } },
-    { type: 'graph_node', user_id: 'default', node: { id: `ezzux${STAMP}p`, label: PERSON, type: 'person', created_at: now } },
-    { type: 'graph_node', user_id: 'default', node: { id: `ezzux${STAMP}o`, label: ORG, type: 'organization', created_at: now } },
-    { type: 'graph_relation', user_id: 'default', relation: { id: `rzzux${STAMP}`, from: `ezzux${STAMP}p`, to: `ezzux${STAMP}o`, relation: 'works at',
+    { type: 'graph_node', user_id: 'default', node: { id: `etl${STAMP}p`, label: PERSON, type: 'person', created_at: now } },
+    { type: 'graph_node', user_id: 'default', node: { id: `etl${STAMP}o`, label: ORG, type: 'organization', created_at: now } },
+    { type: 'graph_relation', user_id: 'default', relation: { id: `rtl${STAMP}`, from: `etl${STAMP}p`, to: `etl${STAMP}o`, relation: 'works at',
       valid_from: '2020-05-01T00:00:00Z', learned_at: now, recorded_at: now, facts: [mem] } },
     { type: 'end', memories: 1, files: 0, nodes: 2, relations: 1, links: 0 },
   ];
@@ -91,11 +91,12 @@ async function axisSwitch(page) {
   // The playhead is at 2020-05-01 on the valid axis (previous step).
   await page.check('[data-testid="mp-axis-recorded"]');
   await page.waitForTimeout(300);
-  const [label, value, min, max] = await page.evaluate(() => {
+  // The label is read in the page's zone (the browser's, not this script's).
+  const [label, shown, value, min, max] = await page.evaluate(() => {
     const el = document.querySelector('[data-testid="mp-playhead"]');
-    return [document.querySelector('[data-testid="mp-date"]').textContent.trim(), Number(el.value), Number(el.min), Number(el.max)];
+    const label = document.querySelector('[data-testid="mp-date"]').textContent.trim();
+    return [label, Date.parse(label) / 1000, Number(el.value), Number(el.min), Number(el.max)];
   });
-  const shown = Date.parse(label) / 1000;
   check(Number.isFinite(shown) && Math.abs(shown - value) <= 120,
     `after switching to "what the agent knew then" the date reads "${label}" while the slider sits at ` +
     `${new Date(value * 1000).toLocaleString('en-US')} (its range ${new Date(min * 1000).toLocaleString('en-US')} – ${new Date(max * 1000).toLocaleString('en-US')}): ` +
@@ -141,5 +142,5 @@ async function narrow(page) {
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
-await runChecks('review ux: Mind Palace timeline', [['stale', stale], ['timezone', timezone], ['axis switch', axisSwitch], ['play', play], ['find', find], ['400% zoom', narrow]],
+await runChecks('palace timeline e2e', [['stale', stale], ['timezone', timezone], ['axis switch', axisSwitch], ['play', play], ['find', find], ['400% zoom', narrow]],
   { timezoneId: 'America/Los_Angeles', locale: 'en-US' });
