@@ -8,6 +8,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -261,21 +262,35 @@ func TestPagesInChromium(t *testing.T) {
 // palace-timeline.e2e.mjs (the Mind Palace follows a graph that changes,
 // shows a date-only time as its day, plays from the start, keeps the
 // playhead in range on either axis, says when Find finds nothing, and
-// fits a 320 px window).
+// fits a 320 px window) and model-install.e2e.mjs (installing a model
+// keeps the focus, and a download that breaks off is said in words).
 func TestPageDetailsInChromium(t *testing.T) {
-	for _, script := range []string{"atlas-long.e2e.mjs", "recall-empty.e2e.mjs", "snapshots-follow.e2e.mjs", "forms.e2e.mjs",
-		"palace-timeline.e2e.mjs"} {
-		t.Run(script, func(t *testing.T) {
-			p := proctest.New(t, binary(t), "HYATLAS_MODE=lite")
+	modelsPort := proctest.FreePort(t)
+	for _, c := range []struct {
+		script          string
+		server, browser []string // extra environment of the server and of the script
+	}{
+		{script: "atlas-long.e2e.mjs"},
+		{script: "recall-empty.e2e.mjs"},
+		{script: "snapshots-follow.e2e.mjs"},
+		{script: "forms.e2e.mjs"},
+		{script: "palace-timeline.e2e.mjs"},
+		// The script serves a models mirror that breaks off.
+		{script: "model-install.e2e.mjs", server: []string{fmt.Sprintf("HYATLAS_MODELS_BASE=http://127.0.0.1:%d/", modelsPort)},
+			browser: []string{fmt.Sprintf("MODELS_PORT=%d", modelsPort)}},
+	} {
+		t.Run(c.script, func(t *testing.T) {
+			p := proctest.New(t, binary(t), append([]string{"HYATLAS_MODE=lite"}, c.server...)...)
 			p.Start("serve")
 			link, err := p.Client().DashboardLink(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := runNode(script, link, "SNAPSHOT_DIR="+filepath.Join(p.Home, "data-snapshots"))
+			env := append([]string{"SNAPSHOT_DIR=" + filepath.Join(p.Home, "data-snapshots")}, c.browser...)
+			out, err := runNode(c.script, link, env...)
 			t.Logf("%s", out)
 			if err != nil {
-				t.Fatalf("%s failed: %v", script, err)
+				t.Fatalf("%s failed: %v", c.script, err)
 			}
 		})
 	}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api';
-import { LAYERS, errorKind, errorText, formatUptime, historyLine, llmStateText, plural, reembedText } from './format';
+import { LAYERS, errorKind, errorText, formatUptime, historyLine, llmStateText, modelErrorText, plural, reembedText } from './format';
 
 describe('llmStateText', () => {
   it('words every known state', () => {
@@ -90,4 +90,13 @@ describe('historyLine', () => {
   ])('%j', (h, want) => {
     expect(historyLine(h)).toBe(want);
   });
+});
+
+describe('modelErrorText', () => {
+  it.each([
+    ['download bge-small/model.onnx interrupted after 2752512 bytes (run the install again to resume): unexpected EOF', 'broke off after 2.8 MB'],
+    ['Get "http://127.0.0.1:9/resolve/x/onnx/model.onnx": dial tcp 127.0.0.1:9: connect: connection refused', 'Nothing answers at the models address'],
+    ['model.onnx: sha256 does not match', 'checksum differs'],
+    ['the models folder is read-only', 'the models folder is read-only'],
+  ])('%s', (err, want) => expect(modelErrorText(err)).toContain(want));
 });

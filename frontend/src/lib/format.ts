@@ -104,3 +104,22 @@ export function historyLine(h: { action: string; how?: string; reason?: string; 
       return `${h.action}${h.how ? ` (${h.how})` : ''}${reason}`;
   }
 }
+
+/**
+ * A failed model download in words a person can act on (the server's own
+ * text names Go's error); anything else passes unchanged.
+ */
+export function modelErrorText(err: string): string {
+  const cut = err.match(/interrupted after (\d+) bytes/);
+  if (cut) {
+    const mb = (Number(cut[1]) / 1e6).toFixed(1);
+    return `The download broke off after ${mb} MB (the network or the server stopped sending). Install again to go on from there.`;
+  }
+  if (/dial tcp|connection refused|no such host|i\/o timeout|network is unreachable|TLS handshake/i.test(err)) {
+    return 'Nothing answers at the models address: check the network (or HYATLAS_MODELS_BASE), then install again.';
+  }
+  if (/checksum mismatch|does not match/i.test(err)) {
+    return 'The downloaded file is not the model it should be (its checksum differs); it was not used. Install again.';
+  }
+  return err;
+}

@@ -1,4 +1,4 @@
-// Review (UX): installing the BGE embedding model from Settings, and a
+// Installing the BGE embedding model from Settings, and a
 // download that breaks off (a flaky network, a proxy, a mirror that goes down).
 //
 //   HYATLAS_URL   the dashboard sign-in link of a server started with
@@ -56,7 +56,7 @@ async function install(page) {
 }
 
 try {
-  await runChecks('review ux: model install', [['install', install]]);
+  await runChecks('model install e2e', [['install', install]]);
 } finally {
   mirror.closeAllConnections?.();
   mirror.close();
