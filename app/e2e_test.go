@@ -263,9 +263,11 @@ func TestPagesInChromium(t *testing.T) {
 // shows a date-only time as its day, plays from the start, keeps the
 // playhead in range on either axis, says when Find finds nothing, and
 // fits a 320 px window) and model-install.e2e.mjs (installing a model
-// keeps the focus, and a download that breaks off is said in words).
+// keeps the focus, and a download that breaks off is said in words) and
+// palace-pass.e2e.mjs (Run a pass now keeps the focus, its outcome stays,
+// and a graph on show can ask for another pass).
 func TestPageDetailsInChromium(t *testing.T) {
-	modelsPort := proctest.FreePort(t)
+	modelsPort, llmPort := proctest.FreePort(t), proctest.FreePort(t)
 	for _, c := range []struct {
 		script          string
 		server, browser []string // extra environment of the server and of the script
@@ -278,6 +280,9 @@ func TestPageDetailsInChromium(t *testing.T) {
 		// The script serves a models mirror that breaks off.
 		{script: "model-install.e2e.mjs", server: []string{fmt.Sprintf("HYATLAS_MODELS_BASE=http://127.0.0.1:%d/", modelsPort)},
 			browser: []string{fmt.Sprintf("MODELS_PORT=%d", modelsPort)}},
+		// The script serves a slow extraction model for ultra mode.
+		{script: "palace-pass.e2e.mjs", server: []string{"HYATLAS_MODE=ultra", "HYATLAS_SYNC_EXTRACT=on", "HYATLAS_LLM_MODEL=m",
+			fmt.Sprintf("HYATLAS_LLM_BASE=http://127.0.0.1:%d/v1", llmPort)}, browser: []string{fmt.Sprintf("FAKE_LLM_PORT=%d", llmPort)}},
 	} {
 		t.Run(c.script, func(t *testing.T) {
 			p := proctest.New(t, binary(t), append([]string{"HYATLAS_MODE=lite"}, c.server...)...)

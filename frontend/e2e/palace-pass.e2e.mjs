@@ -1,4 +1,4 @@
-// Review (UX): running a consolidation pass from the Mind Palace.
+// Running a consolidation pass from the Mind Palace.
 //
 //   HYATLAS_URL     the dashboard sign-in link of a fresh server (empty graph) started with
 //                   HYATLAS_MODE=ultra HYATLAS_SYNC_EXTRACT=on HYATLAS_LLM_MODEL=m
@@ -89,7 +89,7 @@ async function pass(page) {
 }
 
 try {
-  await runChecks('review ux: Mind Palace pass', [['turns', turns], ['pass', pass]]);
+  await runChecks('palace pass e2e', [['turns', turns], ['pass', pass]]);
 } finally {
   model.closeAllConnections?.();
   model.close();
