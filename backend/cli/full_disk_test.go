@@ -18,6 +18,7 @@ import (
 	"hyatlas/backend/api"
 	"hyatlas/backend/api/client"
 	"hyatlas/backend/memory"
+	"hyatlas/backend/proctest"
 )
 
 // mountTmpfs mounts a tmpfs of size at dir (root only; the test is
@@ -44,6 +45,16 @@ func mountTmpfs(t *testing.T, dir, size string) {
 		}
 		t.Errorf("could not unmount %s", dir)
 	})
+}
+
+// onSmallDisk prepares a lite instance (no scheduled snapshots) whose data
+// folder is a 4 MiB tmpfs, and returns it with that folder.
+func onSmallDisk(t *testing.T) (*proctest.Instance, string) {
+	t.Helper()
+	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_SNAPSHOT_EVERY=off")
+	data := filepath.Join(in.Home, "data")
+	mountTmpfs(t, data, "4M")
+	return in, data
 }
 
 // fillDisk leaves about free bytes on the file system holding dir.
@@ -86,9 +97,7 @@ func countWorkspaceFiles(root string) int {
 // the disk is full, and leaves nothing: not its memories, not the
 // workspace files it wrote before the disk filled.
 func TestImportOnAFullDiskChangesNothing(t *testing.T) {
-	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_SNAPSHOT_EVERY=off")
-	data := filepath.Join(in.Home, "data")
-	mountTmpfs(t, data, "4M")
+	in, data := onSmallDisk(t)
 	in.Start("serve")
 	// 300 small memories (the database takes them) and 100 workspace
 	// files of 48 KB (the disk does not take them all).
@@ -124,9 +133,7 @@ func TestImportOnAFullDiskChangesNothing(t *testing.T) {
 // (503, "the disk ... is full"; the Hermes plugin and the page can say
 // why), and the old file stays as it was.
 func TestWorkspaceWriteOnAFullDiskSaysSo(t *testing.T) {
-	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_SNAPSHOT_EVERY=off")
-	data := filepath.Join(in.Home, "data")
-	mountTmpfs(t, data, "4M")
+	in, data := onSmallDisk(t)
 	in.Start("serve")
 	c := in.Client()
 	ctx := context.Background()
@@ -151,9 +158,7 @@ func TestWorkspaceWriteOnAFullDiskSaysSo(t *testing.T) {
 // would be refused: a small write (the status's own probe) that fits in
 // the space the log already holds does not end the fault.
 func TestFullDiskStatusStaysTrue(t *testing.T) {
-	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_SNAPSHOT_EVERY=off")
-	data := filepath.Join(in.Home, "data")
-	mountTmpfs(t, data, "4M")
+	in, data := onSmallDisk(t)
 	in.Start("serve")
 	c := in.Client()
 	ctx := context.Background()
