@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,10 +30,19 @@ type extraction struct {
 	cfg    config.LLMConfig
 	keys   *secrets.KeySource
 	keySet atomic.Bool
-	client *llm.Client
-	hc     *http.Client // carries LLM calls (nil: the default client)
-	queue  *extractQueue
-	kick   chan struct{} // asks the catch-up loop for a run now
+	// keyGen counts what changed the key (a hand-over, a save, a delete, a
+	// check that found it appear or go), under keyMu: a call that read "no
+	// key" just before a key arrived does not mark it missing after the
+	// arrival was seen (that would hold every write until the next check).
+	keyMu  sync.Mutex
+	keyGen uint64
+	// afterKeyRead, when set (tests), runs in a call between reading the
+	// key and acting on it.
+	afterKeyRead atomic.Pointer[func()]
+	client       *llm.Client
+	hc           *http.Client // carries LLM calls (nil: the default client)
+	queue        *extractQueue
+	kick         chan struct{} // asks the catch-up loop for a run now
 	// paused holds background extraction (the tray's Pause): writes are
 	// kept and queued as always, and extracted once it is resumed.
 	paused atomic.Bool
@@ -49,6 +59,9 @@ func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http
 	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{Keyring: kr, File: cfg.KeyFile, Env: cfg.Key,
 		Warn: func(msg string) { e.log.Warn(msg) }})
 	x.keys.OnChange(func() {
+		x.keyMu.Lock()
+		x.keyGen++
+		x.keyMu.Unlock()
 		was := x.keySet.Load()
 		x.refreshKey(context.Background(), 10*time.Second) // a key where there was none: keyArrived
 		if was && x.keySet.Load() {
@@ -95,9 +108,19 @@ var errNoKey = errors.New("no key is set for an endpoint on another machine")
 // file removed since the last check), and status says awaiting_key at once
 // rather than at the next check.
 func (x *extraction) keyForCall(ctx context.Context) (string, error) {
+	x.keyMu.Lock()
+	gen := x.keyGen
+	x.keyMu.Unlock()
 	k, err := x.key(ctx)
+	if hook := x.afterKeyRead.Load(); hook != nil {
+		(*hook)()
+	}
 	if err == nil && k == "" && !isLocal(x.cfg.Base) {
-		x.keySet.Store(false)
+		x.keyMu.Lock()
+		if x.keyGen == gen { // no key came meanwhile
+			x.keySet.Store(false)
+		}
+		x.keyMu.Unlock()
 		return "", errNoKey
 	}
 	return k, err
@@ -113,7 +136,13 @@ func (x *extraction) refreshKey(ctx context.Context, limit time.Duration) {
 	if err != nil {
 		return
 	}
-	if was := x.keySet.Swap(isSet); !was && isSet && x.keyArrived != nil {
+	x.keyMu.Lock()
+	was := x.keySet.Swap(isSet)
+	if was != isSet {
+		x.keyGen++
+	}
+	x.keyMu.Unlock()
+	if !was && isSet && x.keyArrived != nil {
 		x.keyArrived()
 	}
 }
