@@ -56,8 +56,11 @@ type StatusJSON struct {
 	Consolidations   int                  `json:"consolidations"`
 	LastConsolidated any                  `json:"last_consolidated,omitempty"`
 
-	Total       int                    `json:"total"`
-	Retired     int                    `json:"retired"`
+	Total   int `json:"total"`
+	Retired int `json:"retired"`
+	// Changes moves whenever anything stored changed (a count of committed
+	// writes since start): live views read again when it does.
+	Changes     uint64                 `json:"changes"`
 	VDBPoints   int                    `json:"vdb_points"`
 	Embedder    memory.EmbedderInfo    `json:"embedder"`
 	MinScore    float64                `json:"min_score"`
@@ -90,7 +93,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: s.mem.WritePipeline(r.Context()), Storage: "ok",
 		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),
 		Unextracted: st.Unextracted, Consolidations: -1, GraphNodes: st.GraphNodes, GraphEdges: st.GraphEdges,
-		Retired: st.Retired, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,
+		Retired: st.Retired, Changes: st.Changes, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,
 		DataDir: s.cfg.DataDir, Uptime: int64(time.Since(s.cfg.Started).Seconds()),
 		Auth: s.cfg.Auth, IndexFaults: st.IndexFaults, Consolidating: st.Consolidating,
 	}

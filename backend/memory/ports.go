@@ -248,6 +248,10 @@ type StoreStats struct {
 	Writes      int64 // acknowledged adds, ever
 	Searches    int64 // searches, ever (flushed periodically)
 	Vectors     map[string]int
+	// Changes counts the writes committed since the store opened: it moves
+	// whenever anything stored changed (an edit elsewhere too), so live
+	// views know to read again.
+	Changes uint64
 }
 
 // Event is something that happened, for live views (the UI's event

@@ -38,6 +38,7 @@ func (s *Store) Stats(ctx context.Context) (memory.StoreStats, error) {
 	if err != nil {
 		return st, err
 	}
+	st.Changes = seq // what was counted is at least this new
 	s.stats.mu.Lock()
 	// A write that landed while counting moved the sequence on: what was
 	// counted may be older than it, so only the sequence read before

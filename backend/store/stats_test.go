@@ -213,3 +213,29 @@ func TestStatsFollowEveryWrite(t *testing.T) {
 		t.Fatalf("after a retirement Stats says %d", got)
 	}
 }
+
+// Changes moves with every committed write, an edit that changes no count
+// too, and stays put while nothing is written.
+func TestStatsChangesMoveWithEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	changes := func() uint64 {
+		st, err := s.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Changes
+	}
+	insert(t, s, row("a", "the first text"))
+	before := changes()
+	if again := changes(); again != before {
+		t.Fatalf("Changes moved from %d to %d with no write", before, again)
+	}
+	text := "the text as an agent changed it"
+	if _, err := s.Update(ctx, "a", memory.Update{Content: &text, Vector: &memory.Vector{Embedder: "test", Values: vec("a2")}, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if after := changes(); after == before {
+		t.Errorf("an edit left Changes at %d: a live view would keep the old text", after)
+	}
+}

@@ -11,9 +11,9 @@
 // - meaning:   "by meaning" honours the category filter, and its count
 //              says its rows are the closest, not all that match;
 // - sort date: "newest first" rows show dates in that order;
-// - stale edit: the Edit form of a memory changed elsewhere (an agent, the
-//              CLI) opens with its text as it is now, so saving never
-//              writes an older text over the newer one.
+// - stale edit: a memory changed elsewhere (an agent, the CLI) shows its new
+//              text in the list, and its Edit form opens with it, so saving
+//              never writes an older text over the newer one.
 // Every check runs; the failures are listed together.
 import { check, runChecks } from './checks.mjs';
 
@@ -166,6 +166,9 @@ async function staleEdit(page) {
   const newer = `${TAG} changed elsewhere`;
   const [st] = await call(page, 'PATCH', `/memories/${id}`, { content: newer }); // as `hyatlas edit` or an agent's tool would
   if (st !== 200) throw new Error(`PATCH answered ${st}`);
+  const listed = await page.locator(`[data-testid="atlas-row"][data-id="${id}"]`, { hasText: newer }).waitFor({ timeout: 8_000 })
+    .then(() => true, () => false);
+  check(listed, 'a memory edited elsewhere keeps its old text in the Atlas list');
   await row.locator('[data-testid="edit"]').click();
   const fresh = await page
     .waitForFunction((t) => document.querySelector('[data-testid="edit-text"]')?.value === t, newer, { timeout: 8_000 })

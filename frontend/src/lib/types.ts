@@ -35,6 +35,8 @@ export interface Status {
   /** Entities and relations held now (the Mind Palace reads the graph again when they change). */
   graph_nodes: number;
   graph_edges: number;
+  /** Moves whenever anything stored changed (an agent's edit too): live views read again. */
+  changes?: number;
   mode: string;
   mode_detail: string;
   llm: LlmState;
