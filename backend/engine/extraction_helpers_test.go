@@ -148,6 +148,23 @@ func (r *llmRig) waitIdle(t *testing.T) {
 }
 
 // live lists a layer's live rows.
+// waitExtracted waits (at most 20 s) until the write id is extracted;
+// what names the write in the failure.
+func (r *llmRig) waitExtracted(t *testing.T, id, what string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		d, err := r.c.Get(context.Background(), id)
+		if err == nil && d.Extraction == string(memory.ExtractDone) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not extracted (llm %s): %+v %v", what, r.eng.x.state(), d, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (r *llmRig) live(t *testing.T, layer memory.Layer) []memory.Memory {
 	t.Helper()
 	rows, err := r.eng.Memory.List(context.Background(), memory.ListInput{Layer: string(layer), Limit: 100})

@@ -43,17 +43,7 @@ func TestKeyReadBeforeAHandOverDoesNotHideIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(release) // the call acts on its stale "no key" now
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		d, err := r.c.Get(context.Background(), res.MemoryID)
-		if err == nil && d.Extraction == string(memory.ExtractDone) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the waiting write was not extracted after the key came (llm %s): %+v %v", r.eng.x.state(), d.Extraction, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	r.waitExtracted(t, res.MemoryID, "the write that waited for the key")
 	if st := r.eng.x.state(); st != memory.LLMOK {
 		t.Errorf("the endpoint is %s with a key handed over", st)
 	}

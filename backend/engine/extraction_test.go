@@ -267,17 +267,7 @@ func TestExtraction_ReprocessQueuesAndReturns(t *testing.T) {
 	if err := r.do(t, "POST", "/api/v1/llm/key", map[string]string{"key": "sk-late"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		d, err := r.c.Get(context.Background(), res.MemoryID)
-		if err == nil && d.Extraction == string(memory.ExtractDone) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the reprocessed write was not extracted: %+v %v", d, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	r.waitExtracted(t, res.MemoryID, "the reprocessed write")
 	if facts := r.live(t, memory.LayerFact); len(facts) != 1 {
 		t.Errorf("facts: %+v", facts)
 	}

@@ -39,10 +39,7 @@ func TestStats(t *testing.T) {
 	}
 
 	check := func(t *testing.T, s *Store) {
-		st, err := s.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := mustStats(t, s)
 		wantLive := map[memory.Layer]int{}
 		for _, l := range memory.Layers {
 			wantLive[l] = 0
@@ -192,13 +189,9 @@ func TestSentenceVectors(t *testing.T) {
 // TestStatsFollowEveryWrite: Stats is answered from memory between writes,
 // and a write is seen by the very next call.
 func TestStatsFollowEveryWrite(t *testing.T) {
-	ctx := context.Background()
 	s := openStore(t)
 	live := func() int {
-		st, err := s.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := mustStats(t, s)
 		st.Live[memory.LayerRaw] += 1000 // a caller changing its copy changes nothing
 		return st.Live[memory.LayerRaw] - 1000
 	}
@@ -219,13 +212,7 @@ func TestStatsFollowEveryWrite(t *testing.T) {
 func TestStatsChangesMoveWithEveryWrite(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
-	changes := func() uint64 {
-		st, err := s.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Changes
-	}
+	changes := func() uint64 { return mustStats(t, s).Changes }
 	insert(t, s, row("a", "the first text"))
 	before := changes()
 	if again := changes(); again != before {
@@ -238,4 +225,14 @@ func TestStatsChangesMoveWithEveryWrite(t *testing.T) {
 	if after := changes(); after == before {
 		t.Errorf("an edit left Changes at %d: a live view would keep the old text", after)
 	}
+}
+
+// mustStats is the store's Stats; an error ends the test.
+func mustStats(t *testing.T, s *Store) memory.StoreStats {
+	t.Helper()
+	st, err := s.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
