@@ -311,6 +311,13 @@ func moveFilesInto(from, to string) error {
 // finished; otherwise the old data is untouched and the work is dropped.
 func (e *Engine) recoverRestore(ctx context.Context) error {
 	work := filepath.Join(e.Config.Paths.Data, restoreDir)
+	if e.store.ReadOnly() {
+		// Nothing can be finished or cleared: the data is shown as it is.
+		if exists(work) {
+			e.log.Warn("a restore was interrupted; it is finished or undone when HyAtlas starts on a writable data folder")
+		}
+		return nil
+	}
 	b, err := os.ReadFile(filepath.Join(work, "marker.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return os.RemoveAll(work)

@@ -78,6 +78,18 @@ func (in *Instance) Base() string { return fmt.Sprintf("http://127.0.0.1:%d", in
 // answers, and kills the process at the end of the test if it still runs.
 func (in *Instance) Start(args ...string) {
 	in.t.Helper()
+	in.start(func(c *client.Client) error { return c.Ready(context.Background()) }, args)
+}
+
+// StartLive is Start for an instance that serves but is not ready (it
+// cannot store, say): it waits until /healthz answers.
+func (in *Instance) StartLive(args ...string) {
+	in.t.Helper()
+	in.start(func(c *client.Client) error { return c.Health(context.Background()) }, args)
+}
+
+func (in *Instance) start(up func(*client.Client) error, args []string) {
+	in.t.Helper()
 	in.Cmd = exec.Command(in.Binary, args...)
 	in.Cmd.Env = in.Env
 	in.Out = &Buffer{}
@@ -93,7 +105,7 @@ func (in *Instance) Start(args ...string) {
 		}
 	})
 	c := client.New(in.Base(), "")
-	for deadline := time.Now().Add(30 * time.Second); c.Ready(context.Background()) != nil; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); up(c) != nil; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			in.t.Fatalf("hyatlas did not become ready; output:\n%s", in.Out.String())
 		}

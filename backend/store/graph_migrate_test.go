@@ -22,7 +22,7 @@ func openAtVersion(t *testing.T, dir string, v int) *sql.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := openDB(filepath.Join(dir, FileName), 1)
+	db, err := openDB(filepath.Join(dir, FileName), 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,19 +60,31 @@ func SchemaVersion() int {
 	return len(ms)
 }
 
-// migrate brings the database up to the latest schema, one transaction per
-// step, recording the version in PRAGMA user_version. A database from a
-// newer build is refused rather than touched.
-func migrate(ctx context.Context, db *sql.DB) (from, to int, err error) {
+// schemaVersions reads the database's schema version and this build's.
+func schemaVersions(ctx context.Context, db *sql.DB) (have, want int, err error) {
 	ms, err := loadMigrations()
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&from); err != nil {
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
 		return 0, 0, fmt.Errorf("read schema version: %w", err)
 	}
-	if from > len(ms) {
-		return from, from, fmt.Errorf("the database has schema version %d, newer than this build's %d: upgrade HyAtlas", from, len(ms))
+	if have > len(ms) {
+		return have, have, fmt.Errorf("the database has schema version %d, newer than this build's %d: upgrade HyAtlas", have, len(ms))
+	}
+	return have, len(ms), nil
+}
+
+// migrate brings the database up to the latest schema, one transaction per
+// step, recording the version in PRAGMA user_version. A database from a
+// newer build is refused rather than touched.
+func migrate(ctx context.Context, db *sql.DB) (from, to int, err error) {
+	if from, _, err = schemaVersions(ctx, db); err != nil {
+		return from, from, err
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		return 0, 0, err
 	}
 	for _, m := range ms[from:] {
 		tx, err := db.BeginTx(ctx, nil)

@@ -14,12 +14,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"hyatlas/backend/fslock"
 	"hyatlas/backend/memory"
@@ -39,11 +41,14 @@ var ErrClosed = memory.Errorf(memory.EUNAVAILABLE, "the store is closed")
 
 // Store implements memory.Store on SQLite.
 type Store struct {
-	path   string
-	file   os.FileInfo // the database file opened, to tell when it is moved or deleted
-	lock   *fslock.Lock
-	reader *sql.DB
-	writer *sql.DB
+	path string
+	file os.FileInfo // the database file opened, to tell when it is moved or deleted
+	lock *fslock.Lock
+	// readOnly: the data folder may not be written, so the database was
+	// opened for reading only (see OpenWith).
+	readOnly bool
+	reader   *sql.DB
+	writer   *sql.DB
 
 	ops      chan writeOp
 	closing  chan struct{}
@@ -99,55 +104,96 @@ func private(dir string) {
 // Open opens (creating if needed) the database in dir and migrates it.
 func Open(ctx context.Context, dir string) (*Store, error) { return OpenWith(ctx, dir, Options{}) }
 
-// OpenWith is Open with options.
+// OpenWith is Open with options. A data folder that can be read but not
+// written (a disk remounted read-only after errors) opens read-only: every
+// read works, every write fails as a storage fault that says why, and the
+// fault stays (WriteFault) until HyAtlas is started again on a writable
+// folder. A store that needs a migration cannot open that way.
 func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
+		return nil, unwritable(dir, fmt.Errorf("create data dir: %w", err))
 	}
 	private(dir)
 	lock, err := lockDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, unwritable(dir, err)
 	}
-	path := filepath.Join(dir, FileName)
-	writer, err := openDB(path, 1)
+	s, err := openLocked(ctx, dir, lock, opts)
 	if err != nil {
 		_ = lock.Release()
 		return nil, err
 	}
-	s := &Store{path: path, lock: lock, writer: writer}
-	if s.file, err = os.Stat(path); err != nil {
-		_ = writer.Close()
-		_ = lock.Release()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+	return s, nil
+}
+
+// unwritable says in words what to do when err is the data folder being
+// read-only or out of bounds, with nothing in it to show; other errors
+// pass unchanged.
+func unwritable(dir string, err error) error {
+	if errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("HyAtlas may not write its data folder %s, and finds no HyAtlas data there to show (%w): make it writable, or choose another folder with HYATLAS_DATA", dir, err)
 	}
-	if opts.BeforeMigrate != nil {
-		if err := beforeMigrate(ctx, writer, opts.BeforeMigrate); err != nil {
-			_ = writer.Close()
-			_ = lock.Release()
-			return nil, err
+	return err
+}
+
+// openLocked opens the database in dir, whose lock is held.
+func openLocked(ctx context.Context, dir string, lock *fslock.Lock, opts Options) (*Store, error) {
+	path := filepath.Join(dir, FileName)
+	readOnly := lock.ReadOnly()
+	if readOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("HyAtlas may not write its data folder %s, and finds no HyAtlas data there to show (%w): make it writable, or choose another folder with HYATLAS_DATA", dir, err)
 		}
 	}
-	if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err == nil {
+	writer, err := openDB(path, 1, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{path: path, lock: lock, writer: writer, readOnly: readOnly}
+	fail := func(err error) (*Store, error) {
+		_ = writer.Close()
+		if s.reader != nil {
+			_ = s.reader.Close()
+		}
+		return nil, err
+	}
+	if s.file, err = os.Stat(path); err != nil {
+		return fail(fmt.Errorf("open %s: %w", path, err))
+	}
+	if readOnly {
+		if s.MigratedFrom, s.MigratedTo, err = schemaVersions(ctx, writer); err != nil {
+			return fail(err)
+		}
+		if s.MigratedFrom != s.MigratedTo {
+			return fail(fmt.Errorf("the data folder %s may not be written, and its database needs an upgrade to schema %d (it has %d), which writes: make the folder writable and start HyAtlas again", dir, s.MigratedTo, s.MigratedFrom))
+		}
+		fault := memory.StorageFault("HyAtlas may not write its data folder %s (read-only, or its permissions changed): it shows what it holds, and stores nothing until it is started again on a writable folder", dir)
+		s.fault.Store(&fault)
+	} else {
+		if opts.BeforeMigrate != nil {
+			if err := beforeMigrate(ctx, writer, opts.BeforeMigrate); err != nil {
+				return fail(err)
+			}
+		}
+		if s.MigratedFrom, s.MigratedTo, err = migrate(ctx, writer); err != nil {
+			return fail(err)
+		}
 		private(dir) // the files SQLite just made, with its default rights
 	}
-	if err != nil {
-		_ = writer.Close()
-		_ = lock.Release()
-		return nil, err
-	}
-	if s.reader, err = openDB(path, max(4, runtime.GOMAXPROCS(0)*2)); err != nil {
-		_ = writer.Close()
-		_ = lock.Release()
-		return nil, err
+	if s.reader, err = openDB(path, max(4, runtime.GOMAXPROCS(0)*2), readOnly); err != nil {
+		return fail(err)
 	}
 	s.ops = make(chan writeOp, maxBatch)
 	s.closing = make(chan struct{})
 	s.loopDone = make(chan struct{})
 	go s.writeLoop()
-	// A data folder that can be read but not written opens fine: learn it
-	// now, so the status says so before a write is lost to it. The probe's
-	// failure is kept as the fault; only a closed store is fatal here.
+	if readOnly {
+		return s, nil
+	}
+	// A database file that can be read but not written (its folder can)
+	// opens fine: learn it now, so the status says so before a write is
+	// lost to it. The probe's failure is kept as the fault; only a closed
+	// store is fatal here.
 	if err := s.Probe(ctx); err != nil && s.WriteFault() == nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("first write to %s: %w", path, err)
@@ -155,12 +201,25 @@ func OpenWith(ctx context.Context, dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-func openDB(path string, conns int) (*sql.DB, error) {
+// openDB opens a pool of conns connections to the database at path;
+// readOnly opens it for reading only (mode=ro), leaving its journal mode
+// as it is. SQLite reads a WAL database read-only only through its -wal
+// and -shm files; when neither exists (HyAtlas closed cleanly) and the
+// folder cannot hold new ones, the file is all there is and opens as
+// immutable: nothing can change it while the folder is read-only and the
+// data folder's lock is held.
+func openDB(path string, conns int, readOnly bool) (*sql.DB, error) {
 	q := url.Values{}
-	for _, p := range []string{
-		"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
-		"busy_timeout(10000)", "temp_store(MEMORY)", "cache_size(-32000)",
-	} {
+	pragmas := []string{"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
+		"busy_timeout(10000)", "temp_store(MEMORY)", "cache_size(-32000)"}
+	if readOnly {
+		pragmas = pragmas[1:]
+		q.Set("mode", "ro")
+		if _, err := os.Stat(path + "-wal"); errors.Is(err, os.ErrNotExist) {
+			q.Set("immutable", "1")
+		}
+	}
+	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
@@ -177,6 +236,10 @@ func openDB(path string, conns int) (*sql.DB, error) {
 	return db, nil
 }
 
+// ReadOnly reports whether the store was opened read-only: its data folder
+// may not be written (see OpenWith), so every write fails.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
@@ -192,7 +255,10 @@ func (s *Store) Close() error {
 	close(s.closing)
 	s.closeMu.Unlock()
 	<-s.loopDone
-	_, cpErr := s.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	var cpErr error
+	if !s.readOnly {
+		_, cpErr = s.writer.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	}
 	return errors.Join(cpErr, s.closeReadStmts(), s.reader.Close(), s.writer.Close(), s.lock.Release())
 }
 
@@ -212,6 +278,9 @@ func (s *Store) exclusive(ctx context.Context, fn func(context.Context) error) e
 // queued, the op is waited for even if ctx ends: the caller must learn
 // whether it was committed.
 func (s *Store) submit(ctx context.Context, op writeOp) error {
+	if s.readOnly {
+		return s.WriteFault()
+	}
 	op.ctx, op.done = context.WithoutCancel(ctx), make(chan error, 1)
 	s.closeMu.RLock()
 	if s.closed {
