@@ -29,14 +29,16 @@ var icon []byte
 func main() {
 	assets := frontendAssets()
 	var gui cli.GUI
+	var startFailed func(string) error
 	if app.Available {
 		gui = func(ctx context.Context, eng *engine.Engine, log *slog.Logger) error {
 			return app.Run(ctx, eng, assets, icon, log)
 		}
+		startFailed = func(message string) error { return app.ShowStartError(message, icon) }
 	}
 	os.Exit(cli.Run(context.Background(), cli.Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Getenv: os.Getenv, GUI: gui, Assets: assets,
+		Getenv: os.Getenv, GUI: gui, Assets: assets, StartFailed: startFailed,
 	}))
 }
 

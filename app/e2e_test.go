@@ -72,8 +72,12 @@ func windowTitle() string {
 }
 
 // visibleWindows lists the ids of the mapped windows named HyAtlas.
-func visibleWindows() []uint32 {
-	out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^HyAtlas").Output()
+func visibleWindows() []uint32 { return visibleWindowsNamed("^HyAtlas") }
+
+// visibleWindowsNamed lists the ids of the mapped windows whose name
+// matches the regular expression name.
+func visibleWindowsNamed(name string) []uint32 {
+	out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", name).Output()
 	var ids []uint32
 	for _, f := range strings.Fields(string(out)) {
 		if n, err := strconv.ParseUint(f, 10, 32); err == nil {

@@ -36,6 +36,11 @@ type Env struct {
 	Getenv func(string) string
 	GUI    GUI   // nil in builds without the desktop window
 	Assets fs.FS // the built frontend
+	// StartFailed shows a person why the desktop app could not start (its
+	// window never opened), in a window of its own: launched from a menu,
+	// no one reads stderr. It returns when they close it. nil in builds
+	// without the desktop window.
+	StartFailed func(message string) error
 }
 
 // command is one subcommand.
@@ -82,6 +87,13 @@ func commands() []command {
 // usageError is bad usage: the CLI prints it with the command's usage
 // line and exits 2.
 type usageError struct{ msg string }
+
+// reported is an error the user was already shown: Run exits 1 without
+// printing it again.
+type reported struct{ err error }
+
+func (r reported) Error() string { return r.err.Error() }
+func (r reported) Unwrap() error { return r.err }
 
 func (u usageError) Error() string { return u.msg }
 
@@ -141,9 +153,12 @@ func Run(ctx context.Context, e Env) int {
 	}
 	var ue usageError
 	var help helpRequested
+	var told reported
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &told):
+		return 1
 	case errors.As(err, &help):
 		printCommandHelp(e.Stdout, cmd, help.fs)
 		return 0

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -35,9 +36,25 @@ func runApp(ctx context.Context, e Env, args []string) error {
 		fmt.Fprintln(e.Stdout, "No display found: running headless.")
 		return restartAfter(serve(ctx, e, nil))
 	default:
-		return restartAfter(serve(ctx, e, e.GUI))
+		restart, err := serve(ctx, e, e.GUI)
+		var inWindow windowError
+		if err != nil && !errors.As(err, &inWindow) && e.StartFailed != nil {
+			fmt.Fprintln(e.Stderr, "hyatlas:", humanError(err))
+			if werr := e.StartFailed(humanError(err)); werr != nil {
+				fmt.Fprintln(e.Stderr, "hyatlas: could not show the error in a window:", werr)
+			}
+			return reported{err}
+		}
+		return restartAfter(restart, err)
 	}
 }
+
+// windowError is an error of the window itself, once it was open: the
+// window showed it, so it is not shown again as a failure to start.
+type windowError struct{ err error }
+
+func (w windowError) Error() string { return w.err.Error() }
+func (w windowError) Unwrap() error { return w.err }
 
 func runServe(ctx context.Context, e Env, args []string) error {
 	if _, err := parse(flag.NewFlagSet("serve", flag.ContinueOnError), args, 0, 0); err != nil {
@@ -101,7 +118,10 @@ func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
 
 	if gui != nil {
 		signal.Stop(sig) // the window handles its own signals
-		return false, gui(ctx, eng, log)
+		if err := gui(ctx, eng, log); err != nil {
+			return false, windowError{err}
+		}
+		return false, nil
 	}
 	quit := make(chan struct{})
 	var once sync.Once
