@@ -65,6 +65,7 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 				runtime.WindowUnminimise(ctx)
 			})
 			eng.SetQuit(func() { quit(ctx) }) // Settings' Restart quits, then main starts again
+			eng.SetFileDialogs(fileDialogs(ctx))
 			if t != nil {
 				t.run(ctx)
 			}
@@ -85,6 +86,7 @@ func Run(ctx context.Context, eng *engine.Engine, assets fs.FS, icon []byte, log
 		OnShutdown: func(ctx context.Context) {
 			remember(ctx)
 			eng.API.SetWindow(nil)
+			eng.SetFileDialogs(nil)
 			eng.SetQuit(nil)
 			if t != nil {
 				t.stop()

@@ -281,6 +281,7 @@ func TestPageDetailsInChromium(t *testing.T) {
 		{script: "snapshots-follow.e2e.mjs"},
 		{script: "forms.e2e.mjs"},
 		{script: "palace-timeline.e2e.mjs"},
+		{script: "transfer.e2e.mjs"},
 		// The script serves a models mirror that breaks off.
 		{script: "model-install.e2e.mjs", server: []string{fmt.Sprintf("HYATLAS_MODELS_BASE=http://127.0.0.1:%d/", modelsPort)},
 			browser: []string{fmt.Sprintf("MODELS_PORT=%d", modelsPort)}},

@@ -84,6 +84,7 @@ type Server struct {
 	stopOnce sync.Once
 	streams  atomic.Int32           // open event streams, at most maxStreams
 	window   atomic.Pointer[func()] // shows the desktop window; nil when headless
+	files    windowFiles            // the window's file dialogs (export, import)
 }
 
 // SetWindow sets what shows the desktop window (nil: there is none, the

@@ -5,6 +5,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -13,14 +14,27 @@ import (
 // given mode, syncs it, renames it over path and syncs the directory (so
 // the rename survives a power cut). The directory must exist.
 func Write(path string, data []byte, mode os.FileMode) error {
+	return WriteFrom(path, mode, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFrom is Write with the content streamed by fill, for content too
+// large to hold (an export). When fill fails, path is left as it was and
+// its error is returned as is.
+func WriteFrom(path string, mode os.FileMode, fill func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name()) // after the rename there is nothing to remove
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Chmod(mode), tmp.Sync(), tmp.Close()); err != nil {
+	if err := fill(tmp); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := errors.Join(tmp.Chmod(mode), tmp.Sync(), tmp.Close()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

@@ -1,6 +1,8 @@
 package atomicfile_test
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,5 +47,29 @@ func TestWrite(t *testing.T) {
 		if e.Name() != "a.json" && e.Name() != "b.json" {
 			t.Errorf("left behind: %s", e.Name())
 		}
+	}
+}
+
+// A fill that fails part way leaves the file as it was, and no temporary
+// file behind; its error comes back as is.
+func TestWriteFromFailingFillKeepsTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "export.jsonl")
+	if err := atomicfile.Write(path, []byte("the old export"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cut := errors.New("the store went away")
+	err := atomicfile.WriteFrom(path, 0o600, func(w io.Writer) error {
+		_, _ = io.WriteString(w, "half of a new one")
+		return cut
+	})
+	if !errors.Is(err, cut) {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "the old export" {
+		t.Errorf("the file is now %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
 	}
 }

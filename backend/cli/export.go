@@ -2,14 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"hyatlas/backend/api/client"
+	"hyatlas/backend/atomicfile"
 )
 
 // runExport writes an export to a file (or stdout with -o -).
@@ -41,20 +40,8 @@ func runExport(ctx context.Context, e Env, args []string) error {
 	}
 	// Written beside the target and renamed, so a failed export never
 	// leaves a half file under the name.
-	f, err := os.CreateTemp(filepath.Dir(*out), ".hyatlas-export-*")
-	if err != nil {
-		return fmt.Errorf("export to %s: cannot write in %s: %w", *out, filepath.Dir(*out), errors.Unwrap(err))
-	}
-	defer os.Remove(f.Name())
-	err = c.Long().Export(ctx, opts, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := atomicfile.WriteFrom(*out, 0o600, func(w io.Writer) error { return c.Long().Export(ctx, opts, w) }); err != nil {
 		return explain(err)
-	}
-	if err := os.Rename(f.Name(), *out); err != nil {
-		return fmt.Errorf("export to %s: %w", *out, errors.Unwrap(err))
 	}
 	st, _ := os.Stat(*out)
 	fmt.Fprintf(e.Stdout, "exported to %s (%d bytes)\n", *out, st.Size())

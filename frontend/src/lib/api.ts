@@ -16,6 +16,9 @@ import type {
   Snapshot,
   Status,
   WorkspaceDoc,
+  ExportedFile,
+  ImportReport,
+  ImportedFile,
   HermesState,
   GraphNeighbourhood,
   SettingsState,
@@ -120,7 +123,8 @@ async function errorFromResponse(res: Response): Promise<ApiError> {
   return new ApiError(res.status, `http_${res.status}`, fallback);
 }
 
-async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+/** Sends a request to the API; resolves with a 2xx response, rejects with an ApiError. */
+async function send(path: string, init: RequestInit = {}): Promise<Response> {
   let res: Response;
   try {
     const session = storedSession();
@@ -138,6 +142,11 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   if (!res.ok) {
     throw await errorFromResponse(res);
   }
+  return res;
+}
+
+async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const res = await send(path, init);
   try {
     return (await res.json()) as T;
   } catch {
@@ -226,6 +235,45 @@ export const restoreSnapshot = (id: string) =>
   request<RestoreReport>(`/snapshots/${encodeURIComponent(id)}/restore`, json('POST'));
 export const deleteSnapshot = (id: string) =>
   request<{ deleted: boolean }>(`/snapshots/${encodeURIComponent(id)}`, { method: 'DELETE' });
+
+/** Whether this page is the desktop window's (Wails), not a browser tab's. */
+export const inWindow = () => typeof window !== 'undefined' && !!window.runtime;
+
+export type ExportFormat = 'jsonl' | 'markdown';
+
+/**
+ * A browser tab's export: GET /api/v1/export, handed to the browser as a
+ * download. A JSON Lines export that lacks its end record was cut short
+ * and is refused rather than saved as if whole.
+ */
+export async function downloadExport(format: ExportFormat, doc: Document = document): Promise<{ name: string; bytes: number }> {
+  const res = await send(`/export?format=${format}`);
+  const blob = await res.blob();
+  if (format === 'jsonl' && !(await blob.slice(Math.max(0, blob.size - 256)).text()).includes('"type":"end"')) {
+    throw new ApiError(0, 'cut_short', 'the export was cut short (HyAtlas stopped?): nothing was saved; try again');
+  }
+  const fallback = format === 'jsonl' ? 'hyatlas-export.jsonl' : 'hyatlas-memory.md';
+  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? fallback;
+  const url = URL.createObjectURL(blob);
+  const a = doc.createElement('a');
+  a.href = url;
+  a.download = name;
+  doc.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000); // the download has read it by then
+  return { name, bytes: blob.size };
+}
+
+/** A browser tab's import: the file's bytes as POST /api/v1/import's body. */
+export const uploadImport = (file: Blob) =>
+  request<ImportReport>('/import', { method: 'POST', headers: { 'Content-Type': 'application/x-ndjson' }, body: file });
+
+/** The window's export: HyAtlas asks where (a native dialog) and writes the file. */
+export const windowExport = (format: ExportFormat) => request<ExportedFile>(`/window/export?format=${format}`, json('POST'));
+
+/** The window's import: HyAtlas asks which file (a native dialog) and imports it. */
+export const windowImport = () => request<ImportedFile>('/window/import', json('POST'));
 
 export const keyStatus = () => request<KeyStatus>('/settings/llm-key');
 export const saveKey = (key: string, memoryOnly = false) =>

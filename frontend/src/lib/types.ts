@@ -300,3 +300,36 @@ export interface ConnectionTest {
 export interface GraphNeighbourhood {
   neighbors?: { id: string; label: string; relation: string; edge?: { facts?: string[]; sources?: string[] } }[];
 }
+
+/** What an export held (counts of what was written). */
+export interface ExportReport {
+  memories: number;
+  files: number;
+  nodes: number;
+  relations: number;
+  links: number;
+}
+
+/** POST /api/v1/window/export: the file written, or cancelled. */
+export interface ExportedFile extends Partial<ExportReport> {
+  cancelled: boolean;
+  path?: string;
+  bytes?: number;
+}
+
+/** POST /api/v1/import: what an import did. */
+export interface ImportReport {
+  lines: number;
+  memories: number;
+  imported: number;
+  skipped: number;
+  reembed: number;
+  files: number;
+  files_skipped: string[];
+}
+
+/** POST /api/v1/window/import: the file imported, or cancelled. */
+export interface ImportedFile extends ImportReport {
+  cancelled: boolean;
+  path?: string;
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { importText, importedAnything, sizeText } from './transfer';
+import type { ImportReport } from './types';
+
+const report = (r: Partial<ImportReport>): ImportReport => ({
+  lines: 0, memories: 0, imported: 0, skipped: 0, reembed: 0, files: 0, files_skipped: [], ...r,
+});
+
+describe('sizeText', () => {
+  it.each([
+    [0, '1 KB'],
+    [499, '1 KB'],
+    [12_400, '12 KB'],
+    [999_999, '1000 KB'],
+    [3_400_000, '3.4 MB'],
+  ])('%d bytes is %s', (bytes, text) => expect(sizeText(bytes)).toBe(text));
+});
+
+describe('importText', () => {
+  it.each([
+    [report({ memories: 3, imported: 3 }), 'Imported 3 of 3 memories. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.'],
+    [
+      report({ memories: 5, imported: 4, skipped: 1, files: 2, reembed: 4 }),
+      'Imported 4 of 5 memories; 1 was here already and is left as it is; 2 workspace files written. 4 memories get a vector in the background. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.',
+    ],
+    [
+      report({ memories: 2, imported: 1, skipped: 1, files_skipped: ['a/SOUL.md', 'b/SOUL.md', 'c/USER.md', 'd/MEMORY.md'] }),
+      "Imported 1 of 2 memories; 1 was here already and is left as it is; kept your own a/SOUL.md, b/SOUL.md, c/USER.md and 1 more: the file's differ. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.",
+    ],
+    [report({ memories: 1, skipped: 1 }), 'Nothing new: the 1 memory in the file was here already.'],
+    [report({ memories: 2, skipped: 2, files_skipped: ['a/SOUL.md'] }), "Nothing new: the 2 memories in the file were here already (kept your own a/SOUL.md: the file's differs)."],
+  ])('%o', (r, text) => expect(importText(r, '10:31')).toBe(text));
+
+  it('counts files as a change', () => {
+    expect(importedAnything(report({ files: 1 }))).toBe(true);
+    expect(importedAnything(report({ skipped: 9 }))).toBe(false);
+  });
+});

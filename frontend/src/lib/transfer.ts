@@ -1,0 +1,35 @@
+// Words for what an export or an import came to (the Snapshots page's
+// Export and import). Pure: tested in transfer.test.ts.
+import type { ImportReport } from './types';
+import { plural } from './format';
+
+/** A file size a person reads: 12 KB, 3.4 MB (never 0 KB). */
+export function sizeText(bytes: number): string {
+  return bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} KB` : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/** Whether an import changed anything: nothing new means no undo is needed. */
+export const importedAnything = (r: ImportReport) => r.imported > 0 || r.files > 0;
+
+/**
+ * What an import did, in words; before names the snapshot made just
+ * before it (by when it was made), which undoes it.
+ */
+export function importText(r: ImportReport, before: string): string {
+  if (!importedAnything(r)) {
+    const kept = r.files_skipped.length ? ` (${keptText(r.files_skipped)})` : '';
+    return `Nothing new: the ${plural(r.memories, 'memory', 'memories')} in the file ${r.memories === 1 ? 'was' : 'were'} here already${kept}.`;
+  }
+  const parts = [`Imported ${r.imported} of ${plural(r.memories, 'memory', 'memories')}`];
+  if (r.skipped) parts.push(`${r.skipped} ${r.skipped === 1 ? 'was' : 'were'} here already and ${r.skipped === 1 ? 'is' : 'are'} left as ${r.skipped === 1 ? 'it is' : 'they are'}`);
+  if (r.files) parts.push(`${plural(r.files, 'workspace file', 'workspace files')} written`);
+  if (r.files_skipped.length) parts.push(keptText(r.files_skipped));
+  let text = parts.join('; ') + '.';
+  if (r.reembed) text += ` ${plural(r.reembed, 'memory gets', 'memories get')} a vector in the background.`;
+  return `${text} The snapshot of ${before} holds HyAtlas as it was before: restoring it undoes the import.`;
+}
+
+function keptText(files: string[]): string {
+  const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '');
+  return `kept your own ${shown}: the file's ${files.length === 1 ? 'differs' : 'differ'}`;
+}
