@@ -16,6 +16,7 @@ func (s *Server) register() {
 		h            handlerFunc
 	}{
 		{"GET", "/healthz", s.healthz},
+		{"GET", ProofPath, s.proof}, // nonce: proof that this server holds the token, before a client sends it
 		{"GET", "/readyz", s.readyz},
 		{"GET", "/api/v1/status", s.status},
 		{"GET", "/api/v1/metrics", s.metrics},

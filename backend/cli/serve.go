@@ -81,7 +81,11 @@ func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if running(ctx, cfg) {
+	switch running(ctx, cfg) {
+	case portFree:
+	case portStranger:
+		return false, strangerAt(cfg)
+	default:
 		if gui != nil {
 			return false, showRunning(ctx, e, cfg)
 		}
@@ -143,26 +147,50 @@ func showRunning(ctx context.Context, e Env, cfg config.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := c.Do(ctx, http.MethodPost, "/api/v1/window/show", nil, nil); err != nil {
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/window/show", nil, nil); errors.Is(err, client.ErrNotHyAtlas) {
+		return strangerAt(cfg)
+	} else if err != nil {
 		return fmt.Errorf("HyAtlas is already running at http://%s, without a window; `hyatlas dashboard` opens it in a browser", cfg.Addr())
 	}
 	fmt.Fprintln(e.Stdout, "HyAtlas is already running: its window is in front.")
 	return nil
 }
 
-// running reports whether a HyAtlas already answers at the configured
-// address.
-func running(ctx context.Context, cfg config.Config) bool {
+// strangerAt says that a program other than HyAtlas holds its address.
+func strangerAt(cfg config.Config) error {
+	return fmt.Errorf("another program answers at http://%s, HyAtlas's address, and it is not this HyAtlas (it cannot prove it holds the API token): quit it, or give HyAtlas another port with HYATLAS_GO_PORT", cfg.Addr())
+}
+
+// portUse is who answers at the configured address.
+type portUse int
+
+const (
+	portFree     portUse = iota // nobody (or nothing that answers HTTP)
+	portHyAtlas                 // a HyAtlas holding this config's token
+	portStranger                // a program that cannot prove it holds the token
+)
+
+// running tells whether a HyAtlas already answers at the configured
+// address: one that proves it holds this config's token, so a program
+// that took the port is not mistaken for it (and is sent nothing).
+func running(ctx context.Context, cfg config.Config) portUse {
 	host := cfg.Host
 	if host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
 	if cfg.Port == 0 {
-		return false
+		return portFree
 	}
-	c := client.New("http://"+joinHostPort(host, cfg.Port), "")
+	token, _ := api.ReadToken(cfg.Paths.Config)
+	c := client.New("http://"+joinHostPort(host, cfg.Port), token)
 	c.HTTP.Timeout = 2 * time.Second
-	return c.Health(ctx) == nil
+	switch err := c.Health(ctx); {
+	case errors.Is(err, client.ErrNotHyAtlas):
+		return portStranger
+	case err != nil:
+		return portFree
+	}
+	return portHyAtlas
 }
 
 func loadConfig(e Env) (config.Config, error) {

@@ -25,11 +25,15 @@ type Client struct {
 	Base  string // e.g. http://127.0.0.1:19528
 	Token string // "" sends no Authorization header
 	HTTP  *http.Client
+	// proven: the server at Base proved it holds Token (see authorize);
+	// shared by the copies Long makes.
+	proven *provenState
 }
 
 // New returns a client with a 30-second request timeout.
 func New(base, token string) *Client {
-	return &Client{Base: strings.TrimRight(base, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
+	return &Client{Base: strings.TrimRight(base, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second},
+		proven: &provenState{}}
 }
 
 // Error is an error answer from the API.
@@ -62,8 +66,8 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
+	if err := c.authorize(ctx, req); err != nil {
+		return err
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

@@ -8,12 +8,15 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"hyatlas/backend/api"
 	"hyatlas/backend/memory"
 )
 
 func TestDo_ErrorsAndAuth(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case api.ProofPath:
+			_, _ = w.Write([]byte(`{"proof":"` + api.Proof("tok", r.URL.Query().Get("nonce")) + `"}`))
 		case "/api/v1/status":
 			if r.Header.Get("Authorization") != "Bearer tok" {
 				w.WriteHeader(401)
@@ -33,10 +36,14 @@ func TestDo_ErrorsAndAuth(t *testing.T) {
 	if err != nil || st.Version != "9.9" || st.Total != 3 {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
-	_, err = New(srv.URL, "wrong").Status(ctx)
 	var apiErr *Error
+	_, err = New(srv.URL, "").Status(ctx)
 	if !errors.As(err, &apiErr) || apiErr.Status != 401 || apiErr.Code != "unauthorized" || apiErr.Message != "missing or wrong token" {
 		t.Errorf("401 = %#v", err)
+	}
+	// A token the server cannot prove it holds (it changed since) is not sent.
+	if _, err = New(srv.URL, "wrong").Status(ctx); !errors.Is(err, ErrNotHyAtlas) {
+		t.Errorf("a token the server does not hold: %v", err)
 	}
 	err = New(srv.URL, "tok").Health(ctx)
 	if !errors.As(err, &apiErr) || apiErr.Status != 502 || apiErr.Message != "bad gateway from a proxy" {
@@ -57,5 +64,61 @@ func TestDo_Unreachable(t *testing.T) {
 	err = New("http://"+addr, "").Health(context.Background())
 	if !errors.Is(err, ErrUnreachable) {
 		t.Errorf("closed port: %v, want ErrUnreachable", err)
+	}
+}
+
+// A program that took HyAtlas's port while HyAtlas was not running (it
+// cannot answer the proof) gets neither the token nor the request: only a
+// nonce. One proof serves a client's later requests.
+func TestTokenGoesOnlyToAServerThatProvesItHoldsIt(t *testing.T) {
+	const token = "the-api-token"
+	tests := []struct {
+		name     string
+		proof    func(nonce string) (int, string)
+		wantErr  error
+		requests int // requests that reach the server past the proof
+	}{
+		{"a squatter without the proof", func(string) (int, string) { return 404, `{}` }, ErrNotHyAtlas, 0},
+		{"a squatter answering anything", func(string) (int, string) { return 200, `{"proof":"00"}` }, ErrNotHyAtlas, 0},
+		{"a squatter replaying another proof", func(string) (int, string) {
+			return 200, `{"proof":"` + api.Proof(token, "00000000000000000000000000000000") + `"}`
+		}, ErrNotHyAtlas, 0},
+		{"HyAtlas", func(n string) (int, string) { return 200, `{"proof":"` + api.Proof(token, n) + `"}` }, nil, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var leaked []string
+			proofs, requests := 0, 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if a := r.Header.Get("Authorization"); a != "" {
+					leaked = append(leaked, a)
+				}
+				if r.URL.Path == api.ProofPath {
+					proofs++
+					code, body := tc.proof(r.URL.Query().Get("nonce"))
+					w.WriteHeader(code)
+					_, _ = w.Write([]byte(body))
+					return
+				}
+				requests++
+				_, _ = w.Write([]byte(`{"is_set":true}`))
+			}))
+			defer srv.Close()
+			c := New(srv.URL, token)
+			for range 2 {
+				if err := c.Do(context.Background(), "PUT", "/api/v1/settings/llm-key", map[string]string{"key": "sk-secret"}, nil); !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+			}
+			if requests != tc.requests {
+				t.Errorf("%d requests reached the server, want %d", requests, tc.requests)
+			}
+			if tc.wantErr != nil && len(leaked) != 0 {
+				t.Errorf("the token went to a program that is not HyAtlas: %q", leaked)
+			}
+			if tc.wantErr == nil && proofs != 1 {
+				t.Errorf("%d proofs asked for, want 1", proofs)
+			}
+		})
 	}
 }

@@ -51,8 +51,8 @@ func (c *Client) Events(ctx context.Context, opened func(), fn func(memory.Event
 	if err != nil {
 		return err
 	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
+	if err := c.authorize(ctx, req); err != nil {
+		return err
 	}
 	stream := &http.Client{Transport: c.HTTP.Transport} // no overall timeout: the stream is long
 	resp, err := stream.Do(req)

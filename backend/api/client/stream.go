@@ -35,8 +35,8 @@ func (c *Client) stream(ctx context.Context, method, path, contentType string, b
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
+	if err := c.authorize(ctx, req); err != nil {
+		return nil, err
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

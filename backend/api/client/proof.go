@@ -1,0 +1,83 @@
+package client
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"hyatlas/backend/api"
+)
+
+// ErrNotHyAtlas means the program at the client's address could not prove
+// it holds the API token: another program took HyAtlas's port while
+// HyAtlas was not running (or HyAtlas's token changed since the client
+// read it). Nothing was sent to it but a nonce.
+var ErrNotHyAtlas = errors.New("the program answering there is not this HyAtlas: it could not prove it holds the API token, so the token was not sent")
+
+// provenState remembers that the server proved it holds the token.
+type provenState struct {
+	mu sync.Mutex
+	ok bool
+}
+
+// authorize adds the token to req once the server at Base has proved it
+// holds it (GET /proof with a fresh nonce, once per client): the token,
+// and whatever the request carries, never go to a program that only took
+// HyAtlas's port. A client without a token sends none and checks nothing.
+func (c *Client) authorize(ctx context.Context, req *http.Request) error {
+	if c.Token == "" {
+		return nil
+	}
+	if c.proven == nil {
+		c.proven = &provenState{}
+	}
+	c.proven.mu.Lock()
+	defer c.proven.mu.Unlock()
+	if !c.proven.ok {
+		if err := c.checkProof(ctx); err != nil {
+			return err
+		}
+		c.proven.ok = true
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	return nil
+}
+
+// checkProof asks the server for its proof of a fresh nonce.
+func (c *Client) checkProof(ctx context.Context) error {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return fmt.Errorf("make a nonce: %w", err)
+	}
+	nonce := hex.EncodeToString(b)
+	req, err := http.NewRequestWithContext(ctx, "GET", c.Base+api.ProofPath+"?nonce="+nonce, nil)
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	hc := *c.HTTP
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := hc.Do(req)
+	if err != nil {
+		if isConnRefused(err) {
+			return fmt.Errorf("%w at %s", ErrUnreachable, c.Base)
+		}
+		return fmt.Errorf("check HyAtlas at %s: %w", c.Base, err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Proof string `json:"proof"`
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(data, &got) != nil ||
+		!hmac.Equal([]byte(got.Proof), []byte(api.Proof(c.Token, nonce))) {
+		return fmt.Errorf("%w (at %s)", ErrNotHyAtlas, c.Base)
+	}
+	return nil
+}
