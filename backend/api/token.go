@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // TokenFile is the name of the API token file in the config directory.
@@ -82,7 +83,9 @@ func tokenEqual(a, b string) bool {
 }
 
 // SignIns holds the dashboard's one-time sign-in codes and the sessions
-// they became. A code works once; a session is a random id (never the API
+// they became. A code works once, within codeTTL of being made (a link
+// printed to a log or seen on a command line does not stand for long); a
+// session is a random id (never the API
 // token), valid until the token changes or the process stops; the
 // composition root hands the same SignIns to the server a restart builds,
 // and a restart that replaces the process hands them over (Handover), so
@@ -91,7 +94,7 @@ func tokenEqual(a, b string) bool {
 // hashes: what is handed over opens nothing by itself.
 type SignIns struct {
 	mu        sync.Mutex
-	codes     []string
+	codes     []signInCode
 	sessions  []string // hashes of the session ids
 	tokenHash string   // of the API token the sessions were opened under
 }
@@ -150,21 +153,46 @@ func isHash(s string) bool {
 
 const maxSignIns = 64
 
+// CodeTTL is how long a sign-in code (a dashboard link) works unused.
+const CodeTTL = 10 * time.Minute
+
+// signInCode is an unused sign-in code and when it was made.
+type signInCode struct {
+	code string
+	at   time.Time
+}
+
 func (c *SignIns) issueCode() string {
 	code := randomHex(16)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.codes = pushBounded(c.codes, code)
+	c.dropStale()
+	c.codes = append(c.codes, signInCode{code, time.Now()})
+	if len(c.codes) > maxSignIns {
+		c.codes = c.codes[1:]
+	}
 	return code
 }
 
+// dropStale forgets the codes older than CodeTTL (c.mu held).
+func (c *SignIns) dropStale() {
+	fresh := c.codes[:0]
+	for _, k := range c.codes {
+		if time.Since(k.at) < CodeTTL {
+			fresh = append(fresh, k)
+		}
+	}
+	c.codes = fresh
+}
+
 // redeem turns a valid code into a new session id ("" if the code is
-// unknown or used).
+// unknown, used or older than CodeTTL).
 func (c *SignIns) redeem(code string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.dropStale()
 	for i, k := range c.codes {
-		if tokenEqual(k, code) {
+		if tokenEqual(k.code, code) {
 			c.codes = append(c.codes[:i], c.codes[i+1:]...)
 			session := randomHex(32)
 			c.sessions = pushBounded(c.sessions, hashOf(session))

@@ -112,7 +112,7 @@ func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
 	}
 	base := eng.BaseURL()
 	fmt.Fprintf(e.Stdout, "HyAtlas %s is serving at %s\n", engine.Version, base)
-	fmt.Fprintf(e.Stdout, "Dashboard: %s\n", eng.API.DashboardURL(base))
+	fmt.Fprintf(e.Stdout, "Dashboard: %s (works once, for 10 minutes; `hyatlas dashboard` opens a new one)\n", eng.API.DashboardURL(base))
 	if cfg.Auth {
 		fmt.Fprintf(e.Stdout, "API token: run `hyatlas token` (file %s)\n", cfg.Paths.Config+string(os.PathSeparator)+api.TokenFile)
 	} else {

@@ -1,0 +1,58 @@
+package api_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The guard and the token against DNS rebinding, cross-site and opaque
+// origins, simple cross-origin writes, CORS preflights and unclean paths.
+func TestGuardAndTokenHoldAgainstTheWeb(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	port := a.srv.URL[strings.LastIndex(a.srv.URL, ":")+1:]
+	// DNS rebinding: names that resolve to loopback but are not ours.
+	for _, host := range []string{"127.0.0.1.nip.io", "localhost.evil.example", "0.0.0.0", "127.1", "evil.example"} {
+		if r := a.do(req{path: "/api/v1/status", headers: map[string]string{"Host": host + ":" + port}}); r.status != 403 {
+			t.Errorf("Host %s: %d, want 403", host, r.status)
+		}
+	}
+	// Cross-site and opaque origins, even with the right token.
+	for _, h := range []map[string]string{{"Origin": "null"}, {"Origin": "https://evil.example"}, {"Origin": "file://"},
+		{"Origin": "http://localhost@evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": ""}} {
+		if r := a.do(req{path: "/api/v1/status", headers: h}); r.status != 403 {
+			t.Errorf("%v: %d, want 403", h, r.status)
+		}
+	}
+	// A simple (no-preflight) write from another local origin is refused.
+	if r := a.do(req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`,
+		headers: map[string]string{"Origin": "http://localhost:3000", "Content-Type": "text/plain"}}); r.status != 403 {
+		t.Errorf("text/plain from another origin: %d", r.status)
+	}
+	// No CORS is ever granted, so another origin cannot read an answer.
+	r := a.do(req{method: "OPTIONS", path: "/api/v1/token", noAuth: true,
+		headers: map[string]string{"Origin": "http://localhost:3000", "Access-Control-Request-Method": "GET"}})
+	if r.header.Get("Access-Control-Allow-Origin") != "" || r.status < 400 {
+		t.Errorf("preflight answered %d %v", r.status, r.header)
+	}
+	// Unclean paths do not skip the token check (they redirect or 404).
+	for _, p := range []string{"//api/v1/token", "/./api/v1/token", "/x/../api/v1/token", "/%61pi/v1/token"} {
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hr, _ := http.NewRequest("GET", a.srv.URL, nil)
+		hr.URL.Opaque = p
+		res, err := c.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode == 200 {
+			t.Errorf("%s without a token: 200", p)
+		}
+	}
+	// A wrong token of the right length, and a prefix, are refused.
+	for _, tok := range []string{strings.Repeat("0", 64), testToken[:32], testToken + "0"} {
+		if r := a.do(req{path: "/api/v1/status", noAuth: true, headers: map[string]string{"Authorization": "Bearer " + tok}}); r.status != 401 {
+			t.Errorf("token %q: %d", tok, r.status)
+		}
+	}
+}
