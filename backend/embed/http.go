@@ -59,6 +59,16 @@ func hostOf(base string) string {
 	return base
 }
 
+// scrub takes the key out of text an endpoint sent (some echo a key they
+// refuse), before anything of it is kept or cut short: an error reaches
+// the log, the terminal and the start-failed window.
+func (h *HTTP) scrub(text string) string {
+	if h.key == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, h.key, "[redacted]")
+}
+
 // Info describes the endpoint's model.
 func (h *HTTP) Info() memory.EmbedderInfo { return h.info }
 
@@ -111,7 +121,7 @@ func (h *HTTP) Embed(ctx context.Context, texts []string, _ memory.EmbedPurpose)
 	}
 	if resp.StatusCode != http.StatusOK {
 		call.Outcome = "http_error"
-		return nil, fmt.Errorf("embeddings answered HTTP %d: %.200s", resp.StatusCode, data)
+		return nil, fmt.Errorf("embeddings answered HTTP %d: %.200s", resp.StatusCode, h.scrub(string(data)))
 	}
 	var out struct {
 		Data []struct {

@@ -30,8 +30,9 @@ func fakeEmbeddings(t *testing.T, status int) *httptest.Server {
 			t.Errorf("body %+v %v", req, err)
 		}
 		if status != 200 {
+			// Some gateways echo the key they refuse.
 			w.WriteHeader(status)
-			_, _ = w.Write([]byte(`{"error":{"message":"quota"}}`))
+			_, _ = w.Write([]byte(`{"error":{"message":"quota for key ` + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + `"}}`))
 			return
 		}
 		type item struct {
@@ -70,11 +71,15 @@ func TestHTTP_ProbesAndEmbeds(t *testing.T) {
 	}
 }
 
+// An error names the status and says what the endpoint said, without the
+// key it may echo (errors reach the log, the terminal and the
+// start-failed window).
 func TestHTTP_ErrorsNameTheStatus(t *testing.T) {
 	srv := fakeEmbeddings(t, 429)
 	defer srv.Close()
 	_, err := NewHTTP(context.Background(), srv.URL+"/v1", "emb-3", "sk-test", "HyAtlas/test", nil)
-	if err == nil || !strings.Contains(err.Error(), "429") || strings.Contains(err.Error(), "sk-test") {
+	if err == nil || !strings.Contains(err.Error(), "429") || !strings.Contains(err.Error(), "quota for key [redacted]") ||
+		strings.Contains(err.Error(), "sk-test") {
 		t.Errorf("err = %v", err)
 	}
 }

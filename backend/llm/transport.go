@@ -141,7 +141,7 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		r.down = true
 	case p.status >= 300 || (p.status > 0 && p.status < 200):
 		r.call.Outcome = "http_error"
-		r.err = fmt.Errorf("%s: HTTP %d: %s", where, p.status, scrub(serverMessage(err)))
+		r.err = fmt.Errorf("%s: HTTP %d: %s", where, p.status, serverMessage(err, scrub))
 		r.retryable = p.status == http.StatusRequestTimeout || p.status == http.StatusTooManyRequests || p.status >= 500
 		// Only a refusal of this request's content counts against the row;
 		// any other status (401, 402 out of credits, 404, 409, 423, ...)
@@ -194,8 +194,10 @@ func replyText(resp openai.ChatCompletionResponse, raw []byte) string {
 	return ""
 }
 
-// serverMessage is a short, single-line form of an endpoint's error body.
-func serverMessage(err error) string {
+// serverMessage is a short, single-line form of an endpoint's error body,
+// scrubbed (of the key) before it is cut short, so no part of a key the
+// endpoint echoed survives at the cut.
+func serverMessage(err error, scrub func(string) string) string {
 	msg := ""
 	var ae *openai.APIError
 	var re *openai.RequestError
@@ -205,7 +207,7 @@ func serverMessage(err error) string {
 	case errors.As(err, &re):
 		msg = string(re.Body)
 	}
-	msg = strings.Join(strings.Fields(msg), " ")
+	msg = strings.Join(strings.Fields(scrub(msg)), " ")
 	if r := []rune(msg); len(r) > 200 {
 		msg = string(r[:200]) + "…"
 	}
