@@ -17,9 +17,15 @@ type Owner struct {
 
 // Scope limits a read to some owners. An empty UserIDs means every user; an
 // empty AgentID means every agent. UserIDs is already expanded by aliases.
+// WithShared widens an AgentID to the rows that have no agent too: what
+// the person wrote themselves (in the Atlas, from the CLI) is theirs and
+// every one of their agents' to recall, while what an agent wrote stays
+// that agent's. Recall (search, the prompt block) reads so; listing,
+// export and every write or delete keep to the agent's own rows.
 type Scope struct {
-	UserIDs []string
-	AgentID string
+	UserIDs    []string
+	AgentID    string
+	WithShared bool
 }
 
 // All reports whether the scope covers every user.
@@ -27,7 +33,7 @@ func (s Scope) All() bool { return len(s.UserIDs) == 0 }
 
 // Covers reports whether o is inside the scope.
 func (s Scope) Covers(o Owner) bool {
-	if s.AgentID != "" && o.AgentID != s.AgentID {
+	if s.AgentID != "" && o.AgentID != s.AgentID && (!s.WithShared || o.AgentID != "") {
 		return false
 	}
 	if s.All() {

@@ -198,3 +198,72 @@ func TestOwner_CompactionKeepsAUserNamedLikeAnAliasGroupApart(t *testing.T) {
 		t.Errorf("user \"amy,bea\" has one fact (threshold 1) yet it was retired as %s (%d compacted)", m.RetiredHow, n)
 	}
 }
+
+// What the person wrote themselves (no agent: the Atlas, the CLI) is every
+// one of their agents' to recall, in search and in the prompt block; what
+// an agent wrote stays that agent's. Listing, forgetting and deleting for
+// an agent keep to that agent's own rows.
+func TestOwner_AnAgentRecallsThePersonsOwnRowsAndActsOnlyOnItsOwn(t *testing.T) {
+	r := newRig(t, memory.Config{Strength: memory.DefaultStrengthConfig()})
+	ctx := context.Background()
+	strong := 0.9
+	remember := func(text, agent string) memory.Memory {
+		m, err := r.svc.Remember(ctx, memory.RememberInput{Content: text, Layer: "l1_profile", Strength: &strong,
+			Owner: memory.Owner{UserID: "bob", AgentID: agent}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	own := remember("Bob wrote a note about peanuts: he is allergic", "")
+	hermes := remember("Bob asked Hermes about peanuts", "hermes")
+	other := remember("Bob told Claude about peanuts", "claude")
+
+	found := r.search(t, memory.SearchInput{Query: "peanuts", UserIDs: []string{"bob"}, AgentID: "hermes", Limit: 10, MinScore: f64(0)})
+	block, err := r.svc.Prompt(ctx, memory.PromptInput{UserID: "bob", AgentID: "hermes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inBlock []string
+	for _, m := range block.Memories {
+		inBlock = append(inBlock, m.ID)
+	}
+	list, err := r.svc.List(ctx, memory.ListInput{UserID: "bob", AgentID: "hermes", Layer: "l1_profile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, m := range list.Memories {
+		listed = append(listed, m.ID)
+	}
+	tests := []struct {
+		name        string
+		got         []string
+		want, never []string
+	}{
+		{"search", found, []string{own.ID, hermes.ID}, []string{other.ID}},
+		{"prompt block", inBlock, []string{own.ID, hermes.ID}, []string{other.ID}},
+		{"list", listed, []string{hermes.ID}, []string{own.ID, other.ID}},
+	}
+	for _, tc := range tests {
+		for _, id := range tc.want {
+			if !slices.Contains(tc.got, id) {
+				t.Errorf("%s for hermes lacks %s: %v", tc.name, id, tc.got)
+			}
+		}
+		for _, id := range tc.never {
+			if slices.Contains(tc.got, id) {
+				t.Errorf("%s for hermes holds %s: %v", tc.name, id, tc.got)
+			}
+		}
+	}
+
+	// The agent forgets what is "about peanuts": only its own row goes.
+	if _, err := r.svc.Forget(ctx, memory.ForgetInput{Text: "about peanuts", Contains: true, UserID: "bob", AgentID: "hermes"}); err != nil {
+		t.Fatal(err)
+	}
+	if !r.get(t, own.ID).Live() || !r.get(t, other.ID).Live() || r.get(t, hermes.ID).Live() {
+		t.Errorf("forget for hermes: own live %v, claude's live %v, hermes's live %v (want true, true, false)",
+			r.get(t, own.ID).Live(), r.get(t, other.ID).Live(), r.get(t, hermes.ID).Live())
+	}
+}

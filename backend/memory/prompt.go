@@ -42,7 +42,9 @@ func (s *Service) Prompt(ctx context.Context, in PromptInput) (PromptBlock, erro
 	if user == "" {
 		user = DefaultUserID // one person's block, never everyone's
 	}
-	rows, _, err := s.store.List(ctx, ListFilter{Layers: CuratedLayers, Scope: s.scope([]string{user}, in.AgentID),
+	scope := s.scope([]string{user}, in.AgentID)
+	scope.WithShared = true // what the person wrote is every agent's to recall
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: CuratedLayers, Scope: scope,
 		MinStrength: &th, ByStrength: true, Limit: limit})
 	if err != nil {
 		return PromptBlock{}, fmt.Errorf("read memories for the prompt: %w", err)

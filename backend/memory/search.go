@@ -200,6 +200,7 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 		q.minScore = ms
 	}
 	q.scope = s.scope(in.UserIDs, in.AgentID)
+	q.scope.WithShared = true // what the person wrote is every agent's to recall
 	keywordText := q.text
 	if w, rest, ok := ParseQueryDates(q.text, s.now(), s.cfg.Extraction.Location); ok {
 		q.window, q.dated, keywordText = w, true, rest

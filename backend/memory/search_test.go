@@ -80,6 +80,10 @@ func TestSearch_OwnerScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, err := r.svc.Add(ctx, memory.AddInput{Text: "green tea note of another agent", Owner: memory.Owner{UserID: "bob", AgentID: "claude"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name  string
 		in    memory.SearchInput
@@ -87,8 +91,11 @@ func TestSearch_OwnerScope(t *testing.T) {
 		never []string
 	}{
 		{"alias group", memory.SearchInput{UserIDs: []string{"alice"}}, []string{a1.ID, a2.ID}, []string{b.ID, hermes.Memory.ID}},
-		{"other user", memory.SearchInput{UserIDs: []string{"bob"}}, []string{b.ID, hermes.Memory.ID}, []string{a1.ID, a2.ID}},
-		{"agent filter", memory.SearchInput{UserIDs: []string{"bob"}, AgentID: "hermes"}, []string{hermes.Memory.ID}, []string{b.ID}},
+		{"other user", memory.SearchInput{UserIDs: []string{"bob"}}, []string{b.ID, hermes.Memory.ID, other.Memory.ID}, []string{a1.ID, a2.ID}},
+		// An agent recalls its own rows and what the person wrote with no
+		// agent, never another agent's.
+		{"agent filter", memory.SearchInput{UserIDs: []string{"bob"}, AgentID: "hermes"}, []string{hermes.Memory.ID, b.ID}, []string{other.Memory.ID, a1.ID}},
+		{"an agent with no rows", memory.SearchInput{UserIDs: []string{"bob"}, AgentID: "new"}, []string{b.ID}, []string{hermes.Memory.ID, other.Memory.ID}},
 		{"everyone", memory.SearchInput{}, []string{a1.ID, a2.ID, b.ID, hermes.Memory.ID}, nil},
 	}
 	for _, tt := range tests {

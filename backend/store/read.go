@@ -236,7 +236,10 @@ func ftsFilter(sc memory.Scope, layers []memory.Layer) string {
 		}
 		b.WriteString(" AND owner : (" + strings.Join(users, " OR ") + ")")
 	}
-	if sc.AgentID != "" {
+	switch {
+	case sc.AgentID != "" && sc.WithShared:
+		b.WriteString(" AND owner : (" + ownerToken("a", sc.AgentID) + " OR " + ownerToken("a", "") + ")")
+	case sc.AgentID != "":
 		b.WriteString(" AND owner : " + ownerToken("a", sc.AgentID))
 	}
 	if len(layers) > 0 {

@@ -176,7 +176,10 @@ func (w *where) in(col string, vals []string) {
 // scope adds the owner conditions of sc on the table alias a.
 func (w *where) scope(a string, sc memory.Scope) {
 	w.in(a+"user_id", sc.UserIDs)
-	if sc.AgentID != "" {
+	switch {
+	case sc.AgentID != "" && sc.WithShared:
+		w.add(a+"agent_id IN (?, '')", sc.AgentID)
+	case sc.AgentID != "":
 		w.add(a+"agent_id = ?", sc.AgentID)
 	}
 }

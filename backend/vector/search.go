@@ -33,17 +33,20 @@ func (x *Index) Search(ctx context.Context, query []float32, k int, f memory.Vec
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	// The agent's rows, and with WithShared the rows of no agent too.
 	agent, agentKnown := uint32(0), true
+	shared, sharedKnown := x.agents[""]
+	sharedKnown = sharedKnown && f.Scope.WithShared
 	if f.Scope.AgentID != "" {
 		agent, agentKnown = x.agents[f.Scope.AgentID]
-		if !agentKnown {
+		if !agentKnown && !sharedKnown {
 			return nil, nil
 		}
 	}
 	work, total := x.selectChunks(f)
 	scan := func(tk *topK, c *chunk) {
 		for i := range c.ids {
-			if f.Scope.AgentID != "" && c.agents[i] != agent {
+			if f.Scope.AgentID != "" && !(agentKnown && c.agents[i] == agent) && !(sharedKnown && c.agents[i] == shared) {
 				continue
 			}
 			tk.offer(c.ids[i], dot(q, c.vecs[i*x.dims:(i+1)*x.dims]))
