@@ -398,20 +398,26 @@ func readConfig(home string) ([]byte, error) {
 	return b, nil
 }
 
-// isEmptyConfig reports whether a config holds no setting: only blank
-// lines, comments, or an empty memory section.
+// isEmptyConfig reports whether a config holds nothing but what the
+// install wrote: blank lines and an empty memory section. A comment is
+// the user's (notes, settings kept commented out) and keeps the file.
 func isEmptyConfig(b []byte) bool {
-	for line := range strings.Lines(string(b)) {
-		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") && t != "memory:" && t != "memory: {}" {
+	for line := range strings.Lines(strings.TrimPrefix(string(b), bom)) {
+		if t := strings.TrimSpace(line); t != "" && t != "memory:" && t != "memory: {}" {
 			return false
 		}
 	}
 	return true
 }
 
-// writeConfig replaces config.yaml atomically, keeping its mode.
+// writeConfig replaces config.yaml atomically, keeping its mode. A
+// config.yaml that is a symbolic link (dotfiles kept elsewhere) stays one:
+// the file it points to is what is edited.
 func writeConfig(home string, b []byte) error {
 	p := filepath.Join(home, "config.yaml")
+	if target, err := filepath.EvalSymlinks(p); err == nil {
+		p = target
+	}
 	mode := os.FileMode(0o600)
 	if fi, err := os.Stat(p); err == nil {
 		mode = fi.Mode().Perm()

@@ -41,6 +41,9 @@ func RemoveMemoryProvider(src []byte) ([]byte, error) {
 	return editProvider(src, nil)
 }
 
+// bom is the UTF-8 byte-order mark.
+const bom = "\ufeff"
+
 func editProvider(src []byte, value *string) ([]byte, error) {
 	before, err := decodeConfig(src)
 	if err != nil {
@@ -53,6 +56,12 @@ func editProvider(src []byte, value *string) ([]byte, error) {
 	if bytes.Contains(src, []byte("\r\n")) {
 		nl = "\r\n"
 	}
+	// A byte-order mark (some Windows editors write one) is kept in front
+	// and kept out of the lines, where it would hide the first key.
+	lead := ""
+	if bytes.HasPrefix(src, []byte(bom)) {
+		lead, src = bom, src[len(bom):]
+	}
 	text := strings.ReplaceAll(string(src), "\r\n", "\n")
 	lines := strings.Split(text, "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
@@ -62,7 +71,7 @@ func editProvider(src []byte, value *string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []byte(strings.Join(lines, nl))
+	out := []byte(lead + strings.Join(lines, nl))
 	if len(lines) > 0 {
 		out = append(out, nl...)
 	}
