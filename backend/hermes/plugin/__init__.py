@@ -46,7 +46,7 @@ class HyatlasMemoryProvider(MemoryProvider):
         self._lock = threading.Lock()
         self._last: dict[str, tuple[str, dict[str, str]]] = {}  # session -> (block, {id: content})
         self._count = None
-        self._ended = None  # the session whose end was sent last
+        self._ended = None  # the session whose end was sent last, until work goes on in one
 
     # --- identity and setup -------------------------------------------------
     @property
@@ -172,6 +172,8 @@ class HyatlasMemoryProvider(MemoryProvider):
         if self.platform:
             meta["platform"] = self.platform
         self.writer.put("POST", "/api/v1/add", dict(self.owner(), text=body, session_id=session_id, metadata=meta))
+        if session_id == self._ended:
+            self._ended = None  # an ended session taken up again: its next end is sent
         with self._lock:
             _, recalled = self._last.get(session_id, ("", {}))
         used = text.used_memories(str(assistant_content or ""), recalled)
@@ -210,6 +212,8 @@ class HyatlasMemoryProvider(MemoryProvider):
         # with the same conversation under a new id (reset False).
         if reset and not rewound:
             self._end_episode(parent_session_id or self.session_id)
+        else:
+            self._ended = None  # work goes on (a /resume of an ended session too): its next end is sent
         self.session_id = new_session_id or self.session_id
 
     def on_pre_compress(self, messages) -> str:

@@ -9,13 +9,14 @@ never logged.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
 import urllib.parse
 import urllib.request
 
-USER_AGENT = "hyatlas-hermes/1.0.1"
+USER_AGENT = "hyatlas-hermes/1.0.2"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 MAX_REPLY = 4 << 20
 
@@ -134,7 +135,8 @@ class Client:
             if not isinstance(payload, dict):
                 payload = {}
             raise ApiError(e.code, str(payload.get("code", "")), str(payload.get("error", e.reason))) from None
-        except (urllib.error.URLError, OSError, ValueError) as e:
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as e:
+            # HTTPException: whatever answers does not speak HTTP (a bad status line)
             reason = getattr(e, "reason", e)
             raise Unreachable(f"HyAtlas is not reachable at {base}: {reason}") from None
         if not raw:

@@ -21,6 +21,7 @@ import json
 import os
 import secrets
 import threading
+import weakref
 
 from .client import pid_alive
 
@@ -35,10 +36,12 @@ class Outbox:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         self.folder = folder
         self.path = os.path.join(folder, f"{os.getpid()}-{secrets.token_hex(6)}.jsonl")
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        self._f = os.fdopen(fd, "a", encoding="utf-8")
+        # The file is open only while it holds writes: a provider Hermes
+        # drops without shutdown() then holds no file descriptor.
+        self._f = None
         with _live_lock:
             _live.add(self.path)
+        weakref.finalize(self, _forget, self.path)
 
     def add(self, seq: int, method: str, path: str, body) -> None:
         self._line({"n": seq, "m": method, "p": path, "b": body})
@@ -47,24 +50,43 @@ class Outbox:
         self._line({"done": seq})
 
     def clear(self) -> None:
-        """Nothing waits: the file starts over (it never grows without bound)."""
-        self._f.flush()
-        self._f.truncate(0)
+        """Nothing waits: the file goes (it never grows without bound) and
+        comes back with the next write."""
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+        try:
+            os.remove(self.path)
+        except OSError:
+            pass
 
     def close(self, keep: bool) -> None:
         """Closes the file; keep leaves it for the next writer to claim."""
-        self._f.close()
-        with _live_lock:
-            _live.discard(self.path)
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+        _forget(self.path)
         if not keep:
             try:
                 os.remove(self.path)
             except OSError:
                 pass
 
+    def _open(self) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._f = os.fdopen(fd, "a", encoding="utf-8")
+
     def _line(self, obj) -> None:
+        if self._f is None:
+            self._open()
         self._f.write(json.dumps(obj, separators=(",", ":")) + "\n")
         self._f.flush()
+
+
+def _forget(path: str) -> None:
+    """The file is no longer an open writer's: it may be claimed."""
+    with _live_lock:
+        _live.discard(path)
 
 
 def claim_orphans(folder: str) -> list[tuple[str, str, object]]:

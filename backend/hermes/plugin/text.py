@@ -30,6 +30,9 @@ _INJECTED = [
     re.compile(r"^\[System note:[^\n]*recalled memory[^\n]*\]\s*$", re.MULTILINE | re.IGNORECASE),
 ]
 _WORD = re.compile(r"[^\W_]{4,}", re.UNICODE)
+# Scripts written without spaces (Chinese, Japanese, Korean blocks): a run
+# of them is compared by its character pairs, not as one long "word".
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _STOP = frozenset(
     "that this with from have what when where which were been your about they them their there then than "
     "will would could should into also just like some more most very only over such here does did done "
@@ -119,7 +122,15 @@ def format_recall(query: str, reply: dict) -> tuple[str, list[str]]:
 
 
 def words(text: str) -> set[str]:
-    return {w for w in (m.group(0).lower() for m in _WORD.finditer(text or "")) if w not in _STOP}
+    """The distinctive words of text: words of four letters or more (not
+    stop words) and, in scripts written without spaces, each pair of
+    neighbouring characters."""
+    text = text or ""
+    out = {w for w in (m.group(0).lower() for m in _WORD.finditer(_CJK.sub(" ", text))) if w not in _STOP}
+    for m in _CJK.finditer(text):
+        run = m.group(0)
+        out.update(run[i : i + 2] for i in range(len(run) - 1))
+    return out
 
 
 def used_memories(reply: str, recalled: dict[str, str]) -> list[str]:

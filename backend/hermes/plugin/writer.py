@@ -204,10 +204,12 @@ class Writer:
         delay, tries = RETRY_FIRST, 0  # tries: refusals of the item at the head, by a transient status
         while True:
             with self._cv:
-                while not self._q and not self._closed:
-                    self._cv.wait()
-                if self._closed and (self._outbox is not None or not self._q):
-                    return  # what is left stays in the outbox for the next session
+                # An empty queue ends the thread (the next put starts one), so
+                # a provider Hermes drops without shutdown() holds no thread;
+                # once closed, what is left stays in the outbox for the next session.
+                if not self._q or (self._closed and self._outbox is not None):
+                    self._thread = None
+                    return
                 item = self._q[0]
                 self._busy = True
             seq, method, path, body = item
