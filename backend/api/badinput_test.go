@@ -41,6 +41,7 @@ func TestBadInput_ClearErrorAndNoChange(t *testing.T) {
 		{"patch unknown id", req{method: "PATCH", path: "/api/v1/memories/m-unknown", body: `{"strength":0.1}`}, 404, "not_found"},
 		{"patch unknown field", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"contnet":"typo"}`}, 400, "bad_request"},
 		{"patch strength out of range", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"strength":7}`}, 422, "invalid"},
+		{"patch based on an older text", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"content":"mine","if_content":"a memory as it was"}`}, 412, "stale"},
 		{"delete unknown id", req{method: "DELETE", path: "/api/v1/memories/m-unknown"}, 404, "not_found"},
 		{"retire unknown id", req{method: "POST", path: "/api/v1/memories/m-unknown/retire"}, 404, "not_found"},
 		{"retire unknown kind", req{method: "POST", path: "/api/v1/memories/" + id + "/retire", body: `{"how":"vanished"}`}, 422, "invalid"},

@@ -44,6 +44,8 @@ type PatchRequest struct {
 	Content  *string  `json:"content"`
 	Category *string  `json:"category"`
 	Strength *float64 `json:"strength"`
+	// IfContent: change it only while its text is this (412 otherwise).
+	IfContent *string `json:"if_content"`
 }
 
 func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request) error {

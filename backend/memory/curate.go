@@ -23,6 +23,8 @@ type EditInput struct {
 	Content  *string
 	Category *string
 	Strength *float64
+	// IfContent: change it only while its text is this (see Update).
+	IfContent *string
 }
 
 // Edit changes a memory's content, category or strength. A content change
@@ -32,7 +34,7 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 	if in.Content == nil && in.Category == nil && in.Strength == nil {
 		return Memory{}, Errorf(EBADREQUEST, "nothing to change: give content, category or strength")
 	}
-	u := Update{At: s.now().UTC(), Category: in.Category, Strength: in.Strength}
+	u := Update{At: s.now().UTC(), Category: in.Category, Strength: in.Strength, IfContent: in.IfContent}
 	if in.Content != nil {
 		c := *in.Content
 		if strings.TrimSpace(c) == "" || !utf8.ValidString(c) {

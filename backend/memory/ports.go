@@ -168,6 +168,10 @@ type Update struct {
 	EventAt      *time.Time
 	Vector       *Vector // required when Content changes
 	At           time.Time
+	// IfContent, when set, makes the update apply only while the row's
+	// text is this (ESTALE otherwise): a form based on a text read earlier
+	// never writes over a newer one, and an undo never over a later edit.
+	IfContent *string
 }
 
 // NewRow is a row to insert with its embedding.

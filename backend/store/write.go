@@ -132,6 +132,9 @@ func updateRow(ctx context.Context, tx *sql.Tx, id string, u memory.Update) (mem
 	if err != nil {
 		return memory.Memory{}, err
 	}
+	if u.IfContent != nil && *u.IfContent != m.Content {
+		return memory.Memory{}, memory.Errorf(memory.ESTALE, "the memory's text changed since it was read (an agent, the CLI or another window edited it): nothing was changed; read it again")
+	}
 	h := memory.HistoryEntry{MemoryID: id, At: u.At, Action: memory.HistoryEdited}
 	changed := false // not h.OldContent != "": the old content may be empty
 	if u.Content != nil && *u.Content != m.Content {

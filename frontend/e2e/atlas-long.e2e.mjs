@@ -13,7 +13,10 @@
 // - sort date: "newest first" rows show dates in that order;
 // - stale edit: a memory changed elsewhere (an agent, the CLI) shows its new
 //              text in the list, and its Edit form opens with it, so saving
-//              never writes an older text over the newer one.
+//              never writes an older text over the newer one;
+// - edit undo: Edit then Undo puts the old text back; a Save based on a
+//              text an agent changed meanwhile is refused, keeps what was
+//              typed, and a second Save means it.
 // Every check runs; the failures are listed together.
 import { check, runChecks } from './checks.mjs';
 
@@ -88,10 +91,10 @@ async function farUndo(page) {
   await row.locator('[data-testid="retire"]').click();
   await page.fill('[data-testid="retire-reason"]', 'by mistake');
   await page.click('[data-testid="retire-confirm"]');
-  await page.locator('[data-testid="undo-retire"]').waitFor({ timeout: 10_000 });
-  check(await inView(page, '[data-testid="undo-retire"]'),
+  await page.locator('[data-testid="atlas-undo"]').waitFor({ timeout: 10_000 });
+  check(await inView(page, '[data-testid="atlas-undo"]'),
     `after retiring row 150 its Undo is off screen, above the list: the cheap undo is out of reach (AtlasView.svelte: a notice that stays in view, e.g. a fixed toast)`);
-  await page.click('[data-testid="undo-retire"]'); // put it back, so the next steps have every row
+  await page.click('[data-testid="atlas-undo"]'); // put it back, so the next steps have every row
   await page.locator('[data-testid="atlas-row"]', { hasText: text }).first().waitFor({ timeout: 10_000 }).catch(() => {});
 }
 
@@ -177,7 +180,46 @@ async function staleEdit(page) {
   await page.locator('form[aria-label="Edit a memory"] button', { hasText: 'Cancel' }).click();
 }
 
+// Edit, then Undo: the old text is back. An edit saved after an agent
+// changed the memory while the form was open is refused (nothing
+// written over the agent's text), the form then shows the agent's text
+// and keeps what was typed, and a second Save means it.
+async function editUndo(page) {
+  const row = page.locator('[data-testid="atlas-row"]').first();
+  const id = await row.getAttribute('data-id');
+  const [, before] = await call(page, 'GET', `/memories/${id}`);
+  const old = JSON.parse(before).memory?.content ?? JSON.parse(before).content;
+  await row.locator('[data-testid="edit"]').click();
+  await page.fill('[data-testid="edit-text"]', `${TAG} edited here`);
+  await page.click('[data-testid="edit-save"]');
+  await page.locator('[data-testid="atlas-notice"]', { hasText: 'Saved' }).waitFor();
+  await page.click('[data-testid="atlas-undo"]');
+  await page.locator('[data-testid="atlas-notice"]', { hasText: 'Undone' }).waitFor();
+  const [, after] = await call(page, 'GET', `/memories/${id}`);
+  const now = JSON.parse(after).memory?.content ?? JSON.parse(after).content;
+  check(now === old, `after Edit and Undo the memory reads "${now}", not "${old}"`);
+
+  await row.locator('[data-testid="edit"]').click();
+  await page.locator('[data-testid="edit-text"]').waitFor();
+  const agents = `${TAG} an agent wrote this meanwhile`;
+  await call(page, 'PATCH', `/memories/${id}`, { content: agents });
+  await page.fill('[data-testid="edit-text"]', `${TAG} typed over an old text`);
+  await page.click('[data-testid="edit-save"]');
+  const refused = await page.locator('form[aria-label="Edit a memory"] [data-testid="atlas-error"]').waitFor({ timeout: 8_000 })
+    .then(() => true, () => false);
+  const [, mid] = await call(page, 'GET', `/memories/${id}`);
+  const kept = (JSON.parse(mid).memory?.content ?? JSON.parse(mid).content) === agents;
+  check(refused && kept, `a Save based on a text an agent changed meanwhile was not refused (refused ${refused}), or wrote over the agent's text (kept ${kept})`);
+  const typed = await page.inputValue('[data-testid="edit-text"]');
+  check(typed === `${TAG} typed over an old text`, `after the refusal the form lost what was typed: "${typed}"`);
+  await page.click('[data-testid="edit-save"]');
+  await page.locator('[data-testid="atlas-notice"]', { hasText: 'Saved' }).waitFor();
+  const [, last] = await call(page, 'GET', `/memories/${id}`);
+  const final = JSON.parse(last).memory?.content ?? JSON.parse(last).content;
+  check(final === typed, `a second Save did not write what was typed: "${final}"`);
+}
+
 await runChecks('atlas long e2e', [
   ['seed', seed], ['far error', farError], ['far undo', farUndo], ['resize', resize], ['meaning', meaning],
-  ['sort date', sortDate], ['stale edit', staleEdit],
+  ['sort date', sortDate], ['stale edit', staleEdit], ['edit undo', editUndo],
 ]);

@@ -110,7 +110,7 @@ async function atlas(page) {
   await page.fill('[data-testid="retire-reason"]', 'by mistake');
   await page.click('[data-testid="retire-confirm"]');
   await gone(page, TEXT);
-  await page.click('[data-testid="undo-retire"]');
+  await page.click('[data-testid="atlas-undo"]');
   row = await rowOf(page, TEXT);
   await row.locator('[data-testid="retire"]').click();
   await page.fill('[data-testid="retire-reason"]', 'changed my mind');

@@ -206,7 +206,8 @@ export interface RememberInput {
 }
 export const remember = (m: RememberInput) => request<Memory>('/memories', json('POST', m));
 
-export const editMemory = (id: string, change: { content?: string; category?: string; strength?: number }) =>
+/** PATCH a memory; if_content: only while its text is this (412 "stale" otherwise). */
+export const editMemory = (id: string, change: { content?: string; category?: string; strength?: number; if_content?: string }) =>
   request<Memory>(`/memories/${encodeURIComponent(id)}`, json('PATCH', change));
 
 export const promote = (id: string) => request<Memory>(`/memories/${encodeURIComponent(id)}/promote`, json('POST'));
