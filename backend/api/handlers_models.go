@@ -34,6 +34,9 @@ type ModelProgress struct {
 type Models interface {
 	List() ([]ModelInfo, error)
 	Install(name string) error
+	// Cancel stops an install under way; the part downloaded stays, so
+	// the next Install goes on from there. ECONFLICT when none runs.
+	Cancel(name string) error
 	Remove(name string) (removed bool, err error) // removed: it was installed
 	Verify(name string) error
 }
@@ -67,6 +70,18 @@ func (s *Server) installModel(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"installing": true, "name": r.PathValue("name")})
+	return nil
+}
+
+func (s *Server) cancelModel(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.models()
+	if err != nil {
+		return err
+	}
+	if err := m.Cancel(r.PathValue("name")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"cancelled": true, "name": r.PathValue("name")})
 	return nil
 }
 

@@ -36,6 +36,15 @@ func (f *fakeModels) Install(name string) error {
 	return nil
 }
 
+func (f *fakeModels) Cancel(name string) error {
+	f.calls = append(f.calls, "cancel "+name)
+	if !f.installing {
+		return memory.Errorf(memory.ECONFLICT, "no install of %s is under way", name)
+	}
+	f.installing = false
+	return nil
+}
+
 func (f *fakeModels) Remove(name string) (bool, error) {
 	f.calls = append(f.calls, "remove "+name)
 	return true, nil
@@ -70,6 +79,8 @@ func TestModelEndpoints(t *testing.T) {
 	}{
 		{"POST", "/api/v1/models/bge-small/install", 202},
 		{"POST", "/api/v1/models/bge-small/install", 409},
+		{"POST", "/api/v1/models/bge-small/cancel", 200},
+		{"POST", "/api/v1/models/bge-small/cancel", 409},
 		{"POST", "/api/v1/models/gpt-9/install", 404},
 		{"POST", "/api/v1/models/bge-small/verify", 503},
 		{"DELETE", "/api/v1/models/bge-small", 200},

@@ -67,7 +67,7 @@ func commands() []command {
 		{"delete", "ID", "delete a memory for good (not reversible)", runDelete},
 		{"prompt", "[--user ID] [--agent ID] [--limit N] [--json]", "print the Persistent Memory block agents fold into their prompt", runPrompt},
 		{"dashboard", "", "print a one-time link that opens the dashboard in a browser", runDashboard},
-		{"models", "[list | install NAME | remove NAME | verify NAME]", "manage downloadable embedding models (bge-small)", runModels},
+		{"models", "[list | install NAME | cancel NAME | remove NAME | verify NAME]", "manage downloadable embedding models (bge-small)", runModels},
 		{"key", "[--memory-only] set | delete | status", "manage the extraction key (set reads it from stdin, unechoed)", runKey},
 		{"egress", "[--limit N] [--json]", "show the ledger of every LLM call (what left this machine)", runEgress},
 		{"reprocess", "[ID...]", "queue memories for extraction again (all not extracted when no ID)", runReprocess},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -30,10 +31,10 @@ func runModels(ctx context.Context, e Env, args []string) error {
 	name := ""
 	switch {
 	case verb == "list" && len(pos) <= 1:
-	case (verb == "install" || verb == "remove" || verb == "verify") && len(pos) == 2:
+	case (verb == "install" || verb == "cancel" || verb == "remove" || verb == "verify") && len(pos) == 2:
 		name = pos[1]
 	default:
-		return usageError{"models: say list, install NAME, remove NAME or verify NAME"}
+		return usageError{"models: say list, install NAME, cancel NAME, remove NAME or verify NAME"}
 	}
 	c, err := connect(e)
 	if err != nil {
@@ -45,6 +46,11 @@ func runModels(ctx context.Context, e Env, args []string) error {
 	switch verb {
 	case "install":
 		return installRemote(ctx, e, c, name)
+	case "cancel":
+		if err := c.Do(ctx, "POST", "/api/v1/models/"+url.PathEscape(name)+"/cancel", nil, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Stdout, "cancelled installing %s; the part downloaded is kept: install again to go on from there\n", name)
 	case "remove":
 		was, err := c.RemoveModel(ctx, name)
 		if err != nil {
@@ -102,6 +108,8 @@ func installRemote(ctx context.Context, e Env, c *client.Client, name string) er
 				return true
 			case "model.failed":
 				outcome = fmt.Errorf("installing %s failed: %v", name, data["error"])
+			case "model.cancelled":
+				outcome = fmt.Errorf("installing %s was cancelled (in the app, or with `hyatlas models cancel`); the part downloaded is kept: install again to go on", name)
 			case "model.installed":
 				outcome = nil
 			default:
@@ -142,6 +150,8 @@ func modelsOffline(ctx context.Context, e Env, verb, name string) error {
 	}
 	m := &models.Manager{Dir: filepath.Join(cfg.Paths.Data, "models"), BaseURL: cfg.ModelsBase}
 	switch verb {
+	case "cancel":
+		return fmt.Errorf("HyAtlas is not running, so no install of %s is under way (an install this command runs stops with Ctrl+C)", name)
 	case "install":
 		if err := m.Install(ctx, name, models.Bar(e.Stderr, isTerminal(e.Stderr))); err != nil {
 			return err

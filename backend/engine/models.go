@@ -26,6 +26,8 @@ type modelController struct {
 
 	mu       sync.Mutex
 	progress map[string]*api.ModelProgress // installs under way
+	cancels  map[string]context.CancelCauseFunc
+	early    map[string]bool // cancelled before its download began
 	lastErr  map[string]string
 }
 
@@ -37,7 +39,8 @@ func newModelController(e *Engine, dir, baseURL string, catalog []models.Model) 
 		IdleConnTimeout:       90 * time.Second,
 	}}
 	return &modelController{e: e, mgr: &models.Manager{Dir: dir, BaseURL: baseURL, Client: client, Catalog: catalog},
-		progress: map[string]*api.ModelProgress{}, lastErr: map[string]string{}}
+		progress: map[string]*api.ModelProgress{}, cancels: map[string]context.CancelCauseFunc{}, early: map[string]bool{},
+		lastErr: map[string]string{}}
 }
 
 // List implements api.Models.
@@ -89,6 +92,13 @@ func (c *modelController) Install(name string) error {
 func (c *modelController) install(ctx context.Context, name string) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	c.mu.Lock()
+	c.cancels[name] = cancel
+	if c.early[name] {
+		delete(c.early, name)
+		cancel(errCancelled)
+	}
+	c.mu.Unlock()
 	last := make(chan struct{}, 1)
 	go c.watchdog(ctx, cancel, last)
 	err := c.mgr.Install(ctx, name, func(p models.Progress) {
@@ -102,15 +112,23 @@ func (c *modelController) install(ctx context.Context, name string) {
 		c.e.publish("model.progress", map[string]any{"name": name, "file": p.File, "done": p.Done,
 			"total": p.Total, "phase": p.Phase})
 	})
-	if cause := context.Cause(ctx); errors.Is(cause, errStalled) {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, errStalled) {
 		err = errors.Join(err, cause)
 	}
+	byUser := err != nil && errors.Is(cause, errCancelled)
 	c.mu.Lock()
 	delete(c.progress, name)
-	if err != nil {
+	delete(c.cancels, name)
+	if err != nil && !byUser {
 		c.lastErr[name] = memory.ErrorMessage(err)
 	}
 	c.mu.Unlock()
+	if byUser { // asked for: no failure to report
+		c.e.log.Info("model install cancelled", "model", name)
+		c.e.publish("model.cancelled", map[string]any{"name": name})
+		return
+	}
 	if err != nil {
 		c.e.log.Warn("model install failed", "model", name, "err", err)
 		c.e.publish("model.failed", map[string]any{"name": name, "error": memory.ErrorMessage(err)})
@@ -126,7 +144,25 @@ func (c *modelController) install(ctx context.Context, name string) {
 	}
 }
 
-var errStalled = errors.New("the download made no progress for 2 minutes")
+var (
+	errStalled   = errors.New("the download made no progress for 2 minutes")
+	errCancelled = errors.New("cancelled by the user")
+)
+
+// Cancel implements api.Models.
+func (c *modelController) Cancel(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, busy := c.progress[name]; !busy {
+		return memory.Errorf(memory.ECONFLICT, "no install of %s is under way", name)
+	}
+	if cancel := c.cancels[name]; cancel != nil {
+		cancel(errCancelled)
+	} else {
+		c.early[name] = true // not begun yet: it stops before its first request
+	}
+	return nil
+}
 
 // watchdog cancels the install when no progress arrives for installStall.
 func (c *modelController) watchdog(ctx context.Context, cancel context.CancelCauseFunc, tick <-chan struct{}) {

@@ -13,7 +13,9 @@
 //          does ("Nothing answers at …"), not as Go's error ("download
 //          bge-small/model.onnx interrupted after 2752512 bytes (…): unexpected EOF",
 //          or 'Get "http://…/resolve/ea104…/onnx/model.onnx": dial tcp …'),
-//          and it is announced (an alert or a live region).
+//          and it is announced (an alert or a live region);
+// - cancel: Cancel stops a download under way, says so (no failure), and
+//          gives the focus back to Install.
 import { createServer } from 'node:http';
 import { check, runChecks } from './checks.mjs';
 
@@ -55,8 +57,26 @@ async function install(page) {
   check(announced, 'the failed install is not announced: its line is in no alert or live region (SettingsMore.svelte .model .err)');
 }
 
+async function cancel(page) {
+  await page.click('[data-testid="nav-settings"]');
+  const button = page.getByRole('button', { name: /^Install BGE/ });
+  await button.waitFor({ timeout: 10_000 });
+  await button.click();
+  const stop = page.locator('[data-testid="cancel-bge-small"]');
+  await stop.waitFor({ timeout: 10_000 });
+  await stop.focus();
+  await page.keyboard.press('Enter');
+  const note = page.locator('[data-testid="model-note-bge-small"]', { hasText: 'Cancelled' });
+  const said = await note.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+  check(said, 'after Cancel the page does not say the download was cancelled');
+  const failed = await page.locator('.model .err').count();
+  check(failed === 0, `a cancelled download is shown as a failure: ${await page.locator('.model .err').allInnerTexts()}`);
+  const at = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  check(at === 'install-bge-small', `after Cancel the focus is on ${at}, not Install`);
+}
+
 try {
-  await runChecks('model install e2e', [['install', install]]);
+  await runChecks('model install e2e', [['cancel', cancel], ['install', install]]);
 } finally {
   mirror.closeAllConnections?.();
   mirror.close();

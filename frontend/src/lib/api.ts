@@ -310,6 +310,9 @@ export const hermesUninstall = () => request<HermesState>('/hermes/uninstall', j
 export const listModels = () => request<{ models: ModelInfo[] }>('/models');
 export const installModel = (name: string) =>
   request<unknown>(`/models/${encodeURIComponent(name)}/install`, json('POST'));
+/** Stops an install under way; the part downloaded stays for the next Install. */
+export const cancelModelInstall = (name: string) =>
+  request<unknown>(`/models/${encodeURIComponent(name)}/cancel`, json('POST'));
 
 export const timeline = (days = 30) => request<{ days: Day[] }>(`/stats/timeline?days=${days}`);
 
