@@ -4,14 +4,20 @@ The address and the token file come from the app's discovery file, read on
 every call, so an app that moved to another port or a token that changed is
 picked up at once. The client talks to loopback addresses only, never through
 a proxy, and never follows a redirect. The token is sent only to the app and
-never logged.
+never logged: before the first call with it to an address, the app proves it
+holds the token (GET /proof, an HMAC of a fresh nonce under the token), so a
+program that took the app's port gets neither the token nor any text.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import http.client
 import json
 import os
+import secrets
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -39,6 +45,41 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
+
+# (address, hash of the token) pairs whose server proved it holds the token.
+_proven: set[tuple[str, str]] = set()
+_proven_lock = threading.Lock()
+
+
+def proof(token: str, nonce: str) -> str:
+    """What the app answers GET /proof?nonce=N with: HMAC-SHA256 of the nonce under the token."""
+    return hmac.new(token.encode("utf-8"), b"hyatlas proof\x00" + nonce.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def _check_proof(base: str, token: str, timeout: float) -> None:
+    """Raises Unreachable unless the server at base proves it holds token (once per pair)."""
+    key = (base, hashlib.sha256(token.encode("utf-8")).hexdigest())
+    with _proven_lock:
+        if key in _proven:
+            return
+    nonce = secrets.token_hex(24)
+    req = urllib.request.Request(base + "/proof?nonce=" + nonce, method="GET",
+                                 headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
+    got = ""
+    try:
+        with _opener.open(req, timeout=timeout) as resp:
+            reply = json.loads(resp.read(4096) or b"{}")
+        if isinstance(reply, dict) and isinstance(reply.get("proof"), str):
+            got = reply["proof"]
+    except urllib.error.HTTPError:
+        pass  # no proof: not the app
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as e:
+        raise Unreachable(f"HyAtlas is not reachable at {base}: {getattr(e, 'reason', e)}") from None
+    if not hmac.compare_digest(got, proof(token, nonce)):
+        raise Unreachable(f"the program at {base} is not this HyAtlas (it cannot prove it holds the API token); "
+                          "nothing was sent to it")
+    with _proven_lock:
+        _proven.add(key)
 
 
 def read_json(path: str) -> dict:
@@ -122,6 +163,7 @@ class Client:
             data = json.dumps(body).encode("utf-8")
             headers["Content-Type"] = "application/json"
         if token:
+            _check_proof(base, token, self.timeout if timeout is None else timeout)
             headers["Authorization"] = "Bearer " + token
         req = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:

@@ -96,6 +96,8 @@ class StandInApp:
     Authorization) and answers answer(path) (a status and a JSON body)
     after `delay` seconds."""
 
+    proves = True  # answers /proof as HyAtlas does; False: a program that only took the port
+
     def __init__(self):
         self.delay = 0.0
         self.seen = []
@@ -108,6 +110,15 @@ class StandInApp:
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 path = self.path.split("?")[0]
+                if path == "/proof" and app.proves:  # the app proves it holds the token (not recorded)
+                    nonce = self.path.split("nonce=", 1)[-1]
+                    raw = json.dumps({"proof": hyatlas.client.proof(TOKEN, nonce)}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                    return
                 app.seen.append((path, self.headers.get("Authorization", "")))
                 time.sleep(app.delay)
                 status, body = app.answer(path)

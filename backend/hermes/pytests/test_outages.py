@@ -187,6 +187,22 @@ class Misbehaving(unittest.TestCase):
         self.assertEqual(app.seen, [], "a request reached the program on the old port")
         self.assertEqual(p.writer.pending(), 1, "the write waits for the app instead")
 
+    def test_a_program_that_cannot_prove_it_holds_the_token_gets_nothing(self):
+        # The process the discovery file names runs (a pid reused, or
+        # Windows, where it cannot be checked), but the program on the port
+        # is not the app: it cannot answer the proof, so it gets no token
+        # and no text, and the write waits.
+        app = ScriptedApp({})
+        app.proves = False
+        self.addCleanup(app.close)
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address), user_id=unique_user())
+        self.assertEqual(p.prefetch("what is my bike colour?", session_id="s"), "")
+        p.sync_turn("The squatter test: my bike is green.", "Green bike noted.", session_id="s")
+        p.writer.flush(1.0)
+        self.assertEqual([s for s in app.seen if s[0] != "/proof"], [], "a request past the proof reached a program that is not the app")
+        self.assertEqual([s for s in app.seen if s[1]], [], "the token went to a program that is not the app")
+        self.assertEqual(p.writer.pending(), 1, "the write waits for the app instead")
+
     def test_a_reply_that_is_not_an_object_raises_nothing(self):
         app = ScriptedApp({"/api/v1/search": [(200, [])], "/api/v1/prompt": [(200, ["x"])]})
         self.addCleanup(app.close)
