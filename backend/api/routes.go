@@ -84,7 +84,7 @@ func (s *Server) register() {
 		{"GET", "/api/v1/events", s.eventStream},          // types (comma-separated prefixes)
 		{"GET", "/api/v1/models", s.listModels},
 		{"POST", "/api/v1/models/{name}/install", s.installModel}, // 202; progress as model.progress events
-		{"POST", "/api/v1/models/{name}/cancel", s.cancelModel}, // stops an install; the part downloaded stays for the next
+		{"POST", "/api/v1/models/{name}/cancel", s.cancelModel},   // stops an install; the part downloaded stays for the next
 		{"POST", "/api/v1/models/{name}/verify", s.verifyModel},
 		{"DELETE", "/api/v1/models/{name}", s.removeModel},
 		{"GET", "/dashboard/", s.dashboard},

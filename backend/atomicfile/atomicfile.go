@@ -22,8 +22,12 @@ func Write(path string, data []byte, mode os.FileMode) error {
 
 // WriteFrom is Write with the content streamed by fill, for content too
 // large to hold (an export). When fill fails, path is left as it was and
-// its error is returned as is.
+// its error is returned as is. A path that is a symbolic link stays one:
+// the file it points to is what is replaced.
 func WriteFrom(path string, mode os.FileMode, fill func(io.Writer) error) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {

@@ -134,6 +134,9 @@ func runEdit(ctx context.Context, e Env, args []string) error {
 	if content.v == nil && category.v == nil && strength.v == nil {
 		return usageError{"give --content, --category or --strength"}
 	}
+	if content.v != nil && strings.TrimSpace(*content.v) == "" {
+		return usageError{"--content is empty: give the new text (retire the memory to hide it)"}
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -128,7 +129,7 @@ func Run(ctx context.Context, e Env) int {
 		args = args[1:]
 		switch name {
 		case "help", "-h", "--help":
-			if len(args) == 0 {
+			if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 				printUsage(e.Stdout)
 				return 0
 			}
@@ -191,7 +192,10 @@ func checkUTF8(args []string) error {
 // humanError is err for a person: a domain error's message without its
 // machine code.
 func humanError(err error) string {
-	if me, ok := err.(*memory.Error); ok {
+	// The user's message, without its code, wherever it is in the chain (a
+	// download error joins it with its cause, which the message names).
+	var me *memory.Error
+	if errors.As(err, &me) {
 		return me.Message
 	}
 	return err.Error()
@@ -217,34 +221,79 @@ func printUsage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nSettings come from HYATLAS_* environment variables; see the README.")
+	fmt.Fprintln(w, "\n`hyatlas help COMMAND` (or `hyatlas COMMAND -h`) shows a command's flags.")
+	fmt.Fprintln(w, "Settings come from HYATLAS_* environment variables; see the README.")
 }
 
 // parse parses flags that may appear before, between or after positional
-// arguments, and checks the number of positional arguments.
+// arguments, and checks the number of positional arguments. A text that
+// starts with a dash but holds a space or is a number ("- buy milk", "-5
+// degrees") is an argument, not an unknown flag, unless it is a flag's
+// value.
 func parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for len(args) > 0 {
-		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		if looksLikeText(args[0]) {
+			pos, args = append(pos, args[0]), args[1:]
+			continue
+		}
+		k := nextText(fs, args)
+		if err := fs.Parse(args[:k]); errors.Is(err, flag.ErrHelp) {
 			return nil, helpRequested{fs}
 		} else if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usageError{err.Error() + " (a text that starts with - goes after --: hyatlas " + fs.Name() + ` -- "-text")`}
 		}
 		rest := fs.Args()
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			pos = append(pos, rest...) // everything after -- is an argument
+		if consumed := k - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(append(pos, rest...), args[k:]...) // everything after -- is an argument
 			break
 		}
 		if len(rest) == 0 {
-			break
+			args = args[k:]
+			continue
 		}
-		pos, args = append(pos, rest[0]), rest[1:]
+		pos, args = append(pos, rest[0]), append(rest[1:], args[k:]...)
 	}
 	if len(pos) < minPos || (maxPos >= 0 && len(pos) > maxPos) {
 		return nil, usageError{fmt.Sprintf("%s: wrong number of arguments", fs.Name())}
 	}
 	return pos, nil
+}
+
+// looksLikeText reports whether a, which may start with a dash, is text
+// rather than a flag: it holds white space, or is a number.
+func looksLikeText(a string) bool {
+	if len(a) < 2 || a[0] != '-' || a[1] == '-' && len(a) == 2 {
+		return false
+	}
+	if strings.ContainsFunc(a, unicode.IsSpace) {
+		return true
+	}
+	_, err := strconv.ParseFloat(a, 64)
+	return err == nil
+}
+
+// nextText is the index of the first argument of args that is text (see
+// looksLikeText) and not a flag's value, or len(args): what fs.Parse may
+// be given in one go.
+func nextText(fs *flag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return len(args)
+		case looksLikeText(a):
+			return i
+		case strings.HasPrefix(a, "-") && !strings.Contains(a, "="):
+			if f := fs.Lookup(strings.TrimLeft(a, "-")); f != nil {
+				if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+					i++ // its value follows, whatever it looks like
+				}
+			}
+		}
+	}
+	return len(args)
 }
 
 // idArg checks a memory or snapshot id given on the command line before it

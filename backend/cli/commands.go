@@ -138,6 +138,9 @@ func runSearch(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if strings.TrimSpace(strings.Join(pos, " ")) == "" {
+		return usageError{"the query is empty"}
+	}
 	if err := layerArg(*layer); err != nil {
 		return err
 	}
@@ -202,6 +205,9 @@ func runList(ctx context.Context, e Env, args []string) error {
 	if *offset < 0 {
 		return usageError{fmt.Sprintf("--offset must be 0 or more, not %d", *offset)}
 	}
+	if minS.v != nil && maxS.v != nil && *minS.v > *maxS.v {
+		return usageError{fmt.Sprintf("--min-strength %g is above --max-strength %g: nothing could match", *minS.v, *maxS.v)}
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err
@@ -221,7 +227,11 @@ func runList(ctx context.Context, e Env, args []string) error {
 		if m.InvalidAt != "" {
 			state = " [retired: " + m.SupersededHow + "]"
 		}
-		fmt.Fprintf(e.Stdout, "%s  %-12s %s %.2f %-10s%s  %s\n", m.TS, m.Layer, m.MemoryID, m.Strength, m.Category, state, oneLine(m.Content, 80))
+		strength := "   -" // a layer with no strength (raw turns, summaries)
+		if memory.Layer(m.Layer).Curated() {
+			strength = fmt.Sprintf("%.2f", m.Strength)
+		}
+		fmt.Fprintf(e.Stdout, "%s  %-12s %s %s %-10s%s  %s\n", m.TS, m.Layer, m.MemoryID, strength, m.Category, state, oneLine(m.Content, 80))
 	}
 	fmt.Fprintf(e.Stdout, "%d of %d shown (offset %d)\n", len(res.Memories), res.Total, res.Offset)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"hyatlas/backend/api/client"
 	"hyatlas/backend/atomicfile"
@@ -25,9 +26,18 @@ func runExport(ctx context.Context, e Env, args []string) error {
 	if *out == "" {
 		return usageError{"-o needs a file name (- for standard output)"}
 	}
+	special := false // a pipe or a device (-o /dev/stdout, a FIFO): written into, not replaced
 	if *out != "-" {
-		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+		fi, err := os.Stat(*out)
+		switch {
+		case err == nil && fi.IsDir():
 			return usageError{fmt.Sprintf("-o %s is a directory: give a file name", *out)}
+		case err == nil:
+			special = !fi.Mode().IsRegular()
+		default:
+			if d, err := os.Stat(filepath.Dir(*out)); err != nil || !d.IsDir() {
+				return usageError{fmt.Sprintf("-o %s: the folder %s does not exist", *out, filepath.Dir(*out))}
+			}
 		}
 	}
 	c, err := connect(e)
@@ -38,8 +48,17 @@ func runExport(ctx context.Context, e Env, args []string) error {
 	if *out == "-" {
 		return explain(c.Long().Export(ctx, opts, e.Stdout))
 	}
-	// Written beside the target and renamed, so a failed export never
-	// leaves a half file under the name.
+	if special {
+		f, err := os.OpenFile(*out, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("export to %s: %w", *out, err)
+		}
+		defer f.Close()
+		return explain(c.Long().Export(ctx, opts, f))
+	}
+	// Written beside the target and renamed (through a symbolic link, the
+	// file it points to), so a failed export never leaves a half file
+	// under the name.
 	if err := atomicfile.WriteFrom(*out, 0o600, func(w io.Writer) error { return c.Long().Export(ctx, opts, w) }); err != nil {
 		return explain(err)
 	}
@@ -58,6 +77,9 @@ func runImport(ctx context.Context, e Env, args []string) error {
 	}
 	var r io.Reader = e.Stdin
 	if pos[0] != "-" {
+		if fi, err := os.Stat(pos[0]); err == nil && fi.IsDir() {
+			return usageError{fmt.Sprintf("%s is a directory: give the export file", pos[0])}
+		}
 		f, err := os.Open(pos[0])
 		if err != nil {
 			return fmt.Errorf("import: %w", err)

@@ -55,29 +55,29 @@ func runKey(ctx context.Context, e Env, args []string) error {
 		case online:
 			st, err = c.SaveKey(ctx, key)
 		default:
-			err = offlineKeys().Save(key)
+			err = offlineKeys(e).Save(key)
 			st = api.KeyStatus{IsSet: err == nil, Origin: string(secrets.OriginKeyring), KeyringAvailable: err == nil}
 		}
 		if err != nil {
-			return keyAdvice(err)
+			return keyAdvice(err, online)
 		}
 	case "delete":
 		if online {
 			st, err = c.DeleteKey(ctx)
 		} else {
-			err = offlineKeys().Delete()
+			err = offlineKeys(e).Delete()
 		}
 		if err != nil {
 			return err
 		}
 		if !online {
-			st, err = offlineStatus(ctx)
+			st, err = offlineStatus(ctx, e)
 		}
 	default:
 		if online {
 			st, err = c.KeyStatus(ctx)
 		} else {
-			st, err = offlineStatus(ctx)
+			st, err = offlineStatus(ctx, e)
 		}
 	}
 	if err != nil {
@@ -113,21 +113,33 @@ func checkKeyInput(key string) (string, error) {
 	return key, nil
 }
 
-// keyAdvice adds what to do when no keyring can hold the key.
-func keyAdvice(err error) error {
-	if strings.Contains(err.Error(), "keyring") {
-		return fmt.Errorf("%s\nTo use the key for this run only: hyatlas key set --memory-only", humanError(err))
+// keyAdvice adds what to do when no keyring can hold the key: hand it to
+// the running instance for this run, or keep it in a file.
+func keyAdvice(err error, online bool) error {
+	if !strings.Contains(err.Error(), "keyring") {
+		return err
 	}
-	return err
+	if online {
+		return fmt.Errorf("%s\nTo use the key for this run only: hyatlas key set --memory-only\n"+
+			"To keep it without a keyring: put it in a file (mode 0600) and set HYATLAS_LLM_KEY_FILE to its path", humanError(err))
+	}
+	return fmt.Errorf("%s\nTo keep it without a keyring: put it in a file (mode 0600) and set HYATLAS_LLM_KEY_FILE to its path\n"+
+		"Or start HyAtlas (`hyatlas`) and run `hyatlas key set --memory-only` to use it until it stops", humanError(err))
 }
 
-// offlineKeys is the key source without a running instance: the OS keyring only.
-func offlineKeys() *secrets.KeySource {
-	return secrets.NewKeySource(secrets.KeySourceConfig{Keyring: secrets.OSKeyring()})
+// offlineKeys is the key source without a running instance, as the next
+// start will see it: the OS keyring, HYATLAS_LLM_KEY_FILE and
+// HYATLAS_LLM_KEY (a configuration that does not load: the keyring only).
+func offlineKeys(e Env) *secrets.KeySource {
+	c := secrets.KeySourceConfig{Keyring: secrets.OSKeyring()}
+	if cfg, err := loadConfig(e); err == nil {
+		c.File, c.Env = cfg.LLM.KeyFile, cfg.LLM.Key
+	}
+	return secrets.NewKeySource(c)
 }
 
-func offlineStatus(ctx context.Context) (api.KeyStatus, error) {
-	isSet, origin, ok, err := offlineKeys().Status(ctx)
+func offlineStatus(ctx context.Context, e Env) (api.KeyStatus, error) {
+	isSet, origin, ok, err := offlineKeys(e).Status(ctx)
 	return api.KeyStatus{IsSet: isSet, Origin: string(origin), KeyringAvailable: ok}, err
 }
 
@@ -141,9 +153,9 @@ func printKeyStatus(w io.Writer, st api.KeyStatus, online bool) {
 		fmt.Fprintln(w, "key: not set")
 	}
 	if !st.KeyringAvailable {
-		fmt.Fprintln(w, "OS keyring: not available here (use --memory-only or HYATLAS_LLM_KEY_FILE)")
+		fmt.Fprintln(w, "OS keyring: not available here (use HYATLAS_LLM_KEY_FILE, or --memory-only while HyAtlas runs)")
 	}
 	if !online {
-		fmt.Fprintln(w, "(no instance is running; the keyring alone was checked)")
+		fmt.Fprintln(w, "(no instance is running: this is the key its next start will use)")
 	}
 }

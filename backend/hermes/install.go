@@ -411,13 +411,10 @@ func isEmptyConfig(b []byte) bool {
 }
 
 // writeConfig replaces config.yaml atomically, keeping its mode. A
-// config.yaml that is a symbolic link (dotfiles kept elsewhere) stays one:
-// the file it points to is what is edited.
+// config.yaml that is a symbolic link (dotfiles kept elsewhere) stays one
+// (atomicfile edits the file it points to).
 func writeConfig(home string, b []byte) error {
 	p := filepath.Join(home, "config.yaml")
-	if target, err := filepath.EvalSymlinks(p); err == nil {
-		p = target
-	}
 	mode := os.FileMode(0o600)
 	if fi, err := os.Stat(p); err == nil {
 		mode = fi.Mode().Perm()
