@@ -50,7 +50,7 @@ const (
 	MetaRelation    = "relation_id" // the graph relation an L5 row states
 	MetaMergedFrom  = "merged_from" // the facts a merged fact replaced, comma-separated
 	MetaArc         = "arc"         // "true" on the owner's rolling arc (L4)
-	sourceConsol    = "consolidation"
+	sourceConsol    = SourceConsolidation
 	categoryArc     = "arc"
 	categoryPattern = "pattern"
 )

@@ -160,8 +160,16 @@ func (s *Service) rebuildNowPages(ctx context.Context) (int, error) {
 	return done, firstErr
 }
 
-// CurrentNow returns the owner's live Now page, if there is one.
+// CurrentNow returns the owner's live Now page, if there is one; for an
+// agent's recall, its own page before the person's.
 func (s *Service) CurrentNow(ctx context.Context, scope Scope) (Memory, bool, error) {
+	if scope.WithShared && scope.AgentID != "" {
+		own := scope
+		own.WithShared = false
+		if m, ok, err := s.CurrentNow(ctx, own); ok || err != nil {
+			return m, ok, err
+		}
+	}
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerSummary}, Category: CategoryNow,
 		Scope: scope, Limit: 1})
 	if err != nil || len(rows) == 0 {
@@ -174,7 +182,7 @@ func (s *Service) CurrentNow(ctx context.Context, scope Scope) (Memory, bool, er
 // first (a scope without an agent would also cover the user's agents).
 func (s *Service) ownNowPages(ctx context.Context, o Owner) ([]Memory, error) {
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerSummary}, Category: CategoryNow,
-		Scope: Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID}, Limit: 100})
+		Scope: Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID, ExactAgent: true}, Limit: 100})
 	if err != nil {
 		return nil, fmt.Errorf("read Now pages: %w", err)
 	}
@@ -191,7 +199,9 @@ func (s *Service) ownNowPages(ctx context.Context, o Owner) ([]Memory, error) {
 // newest facts, retiring the previous page as replaced. A failure other
 // than the endpoint's leaves the page as it is until the next change.
 func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
-	scope := Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID}
+	// Exactly this owner's rows: the person's own page (no agent) never
+	// holds what their agents were told.
+	scope := Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID, ExactAgent: true}
 	gen := s.generation()
 	prev, err := s.ownNowPages(ctx, o)
 	if err != nil {

@@ -144,17 +144,21 @@ func TestHousekeep_FailuresDoNotStall(t *testing.T) {
 	}
 }
 
-// A user writing with and without an agent id has one Now page each.
+// A user writing with and without an agent id has one Now page each (the
+// page of no agent is built from the person's own facts only).
 func TestNowPage_OneLivePerOwner(t *testing.T) {
 	cfg := extractCfg()
 	cfg.Extraction.NowEvery = 0
 	r, x := newExtractRig(t, cfg)
-	x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "The user is moving house", Label: "project_state"}}}))
+	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+		return memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "The user noted: " + req.Text, Label: "project_state"}}}, nil
+	})
 	x.summarize = func(req memory.SummaryRequest) (string, error) { return "now: " + req.Owner.AgentID, nil }
 	ctx := context.Background()
 	for i := range 3 {
 		for _, agent := range []string{"", "hermes"} {
-			if _, err := r.svc.Add(ctx, memory.AddInput{Text: fmt.Sprintf("moving house, step %d", i),
+			said := map[string]string{"": "packing kitchen boxes", "hermes": "phoning removal firms"}[agent]
+			if _, err := r.svc.Add(ctx, memory.AddInput{Text: fmt.Sprintf("%s, day %d", said, i),
 				Owner: memory.Owner{UserID: "u1", AgentID: agent}}); err != nil {
 				t.Fatal(err)
 			}

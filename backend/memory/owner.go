@@ -22,18 +22,42 @@ type Owner struct {
 // every one of their agents' to recall, while what an agent wrote stays
 // that agent's. Recall (search, the prompt block) reads so; listing,
 // export and every write or delete keep to the agent's own rows.
+//
+// ExactAgent makes an empty AgentID mean "rows with no agent" instead of
+// "every agent": what HyAtlas derives for the person themselves (their Now
+// page) is built from their own rows only, never from their agents'.
 type Scope struct {
 	UserIDs    []string
 	AgentID    string
 	WithShared bool
+	ExactAgent bool
 }
+
+// SourceConsolidation is the source of the rows a consolidation pass
+// writes (patterns, knowledge rows, arcs, merged facts). They come from a
+// person's facts of any agent, so they are never shared with an agent as
+// the person's own (see Scope.WithShared).
+const SourceConsolidation = "consolidation"
+
+// Holds reports whether row m is inside the scope: its owner is covered,
+// and a row shared with an agent as the person's own (no agent) is not
+// one consolidation derived from facts any of their agents may have told.
+func (s Scope) Holds(m Memory) bool {
+	if !s.Covers(m.Owner) {
+		return false
+	}
+	return !(s.WithShared && s.AgentID != "" && m.Owner.AgentID == "" && m.Source == SourceConsolidation)
+}
+
+// agentFiltered reports whether the scope limits the agent.
+func (s Scope) agentFiltered() bool { return s.AgentID != "" || s.ExactAgent }
 
 // All reports whether the scope covers every user.
 func (s Scope) All() bool { return len(s.UserIDs) == 0 }
 
 // Covers reports whether o is inside the scope.
 func (s Scope) Covers(o Owner) bool {
-	if s.AgentID != "" && o.AgentID != s.AgentID && (!s.WithShared || o.AgentID != "") {
+	if s.agentFiltered() && o.AgentID != s.AgentID && (!s.WithShared || o.AgentID != "") {
 		return false
 	}
 	if s.All() {

@@ -6,6 +6,7 @@ package memory_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,7 +202,8 @@ func TestOwner_CompactionKeepsAUserNamedLikeAnAliasGroupApart(t *testing.T) {
 
 // What the person wrote themselves (no agent: the Atlas, the CLI) is every
 // one of their agents' to recall, in search and in the prompt block; what
-// an agent wrote stays that agent's. Listing, forgetting and deleting for
+// an agent wrote stays that agent's, and so does what consolidation
+// derived from the facts of all of them. Listing, forgetting and deleting for
 // an agent keep to that agent's own rows.
 func TestOwner_AnAgentRecallsThePersonsOwnRowsAndActsOnlyOnItsOwn(t *testing.T) {
 	r := newRig(t, memory.Config{Strength: memory.DefaultStrengthConfig()})
@@ -218,6 +220,10 @@ func TestOwner_AnAgentRecallsThePersonsOwnRowsAndActsOnlyOnItsOwn(t *testing.T) 
 	own := remember("Bob wrote a note about peanuts: he is allergic", "")
 	hermes := remember("Bob asked Hermes about peanuts", "hermes")
 	other := remember("Bob told Claude about peanuts", "claude")
+	// What consolidation derived from the person's facts of every agent
+	// has no agent too, but is not the person's own writing.
+	derived := r.put(t, memory.Memory{Layer: memory.LayerSchema, Content: "Bob keeps away from peanuts", Strength: strong,
+		Source: memory.SourceConsolidation, Owner: memory.Owner{UserID: "bob"}})
 
 	found := r.search(t, memory.SearchInput{Query: "peanuts", UserIDs: []string{"bob"}, AgentID: "hermes", Limit: 10, MinScore: f64(0)})
 	block, err := r.svc.Prompt(ctx, memory.PromptInput{UserID: "bob", AgentID: "hermes"})
@@ -241,8 +247,8 @@ func TestOwner_AnAgentRecallsThePersonsOwnRowsAndActsOnlyOnItsOwn(t *testing.T) 
 		got         []string
 		want, never []string
 	}{
-		{"search", found, []string{own.ID, hermes.ID}, []string{other.ID}},
-		{"prompt block", inBlock, []string{own.ID, hermes.ID}, []string{other.ID}},
+		{"search", found, []string{own.ID, hermes.ID}, []string{other.ID, derived.ID}},
+		{"prompt block", inBlock, []string{own.ID, hermes.ID}, []string{other.ID, derived.ID}},
 		{"list", listed, []string{hermes.ID}, []string{own.ID, other.ID}},
 	}
 	for _, tc := range tests {
@@ -265,5 +271,53 @@ func TestOwner_AnAgentRecallsThePersonsOwnRowsAndActsOnlyOnItsOwn(t *testing.T) 
 	if !r.get(t, own.ID).Live() || !r.get(t, other.ID).Live() || r.get(t, hermes.ID).Live() {
 		t.Errorf("forget for hermes: own live %v, claude's live %v, hermes's live %v (want true, true, false)",
 			r.get(t, own.ID).Live(), r.get(t, other.ID).Live(), r.get(t, hermes.ID).Live())
+	}
+}
+
+// The person's own Now page (no agent) is built from their own rows only:
+// an agent that recalls it (shared as the person's) never sees through it
+// what another agent was told.
+func TestOwner_ThePersonsNowPageHoldsNoAgentsMemories(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+		if strings.Contains(req.Text, "PIN") {
+			return memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "Bob's bank PIN is 4711", Label: "project_state"}}}, nil
+		}
+		return memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "Bob plans a trip to Lisbon", Label: "project_state"}}}, nil
+	})
+	x.summarize = func(req memory.SummaryRequest) (string, error) {
+		return string(req.Kind) + " page: " + strings.Join(req.Texts, " | "), nil
+	}
+	ctx := context.Background()
+	if _, err := r.svc.Add(ctx, memory.AddInput{Text: "my bank PIN is 4711, keep it", Owner: memory.Owner{UserID: "bob", AgentID: "claude"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Bob himself notes something in the Atlas (no agent).
+	if _, err := r.svc.Add(ctx, memory.AddInput{Text: "planning a trip to Lisbon", Owner: memory.Owner{UserID: "bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Housekeep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.svc.Search(ctx, memory.SearchInput{Query: "what is Bob doing", UserIDs: []string{"bob"}, AgentID: "hermes", MinScore: f64(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Now != nil && strings.Contains(got.Now.Content, "4711") {
+		t.Errorf("Hermes's search shows a Now page (owner %+v) holding what Bob told Claude: %q", got.Now.Owner, got.Now.Content)
+	}
+	for _, h := range got.Hits {
+		if strings.Contains(h.Memory.Content, "4711") {
+			t.Errorf("Hermes's search holds Claude's memory through %s row %s (owner %+v): %q", h.Memory.Layer, h.Memory.ID, h.Memory.Owner, h.Memory.Content)
+		}
+	}
+	block, err := r.svc.Prompt(ctx, memory.PromptInput{UserID: "bob", AgentID: "hermes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range block.Memories {
+		if strings.Contains(m.Content, "4711") {
+			t.Errorf("Hermes's prompt block holds Claude's memory through %s row (owner %+v): %q", m.Layer, m.Owner, m.Content)
+		}
 	}
 }

@@ -224,7 +224,7 @@ func loadCandidates(ctx context.Context, r *searchRun) error {
 	for _, c := range r.cands {
 		if !c.loaded {
 			m, ok := rows[c.id]
-			if !ok || !m.Live() || !r.q.scope.Covers(m.Owner) || isNowPage(m) {
+			if !ok || !m.Live() || !r.q.scope.Holds(m) || isNowPage(m) {
 				delete(r.byID, c.id)
 				continue // the Now page is the answer's own field, not a hit
 			}

@@ -56,6 +56,10 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 		w.add("layer <> ?", string(l))
 	}
 	w.scope("", f.Scope)
+	if f.Scope.WithShared && f.Scope.AgentID != "" {
+		// The person's own rows, not what consolidation derived (memory.Scope.Holds).
+		w.add("NOT (agent_id = '' AND source = ?)", memory.SourceConsolidation)
+	}
 	if !f.IncludeRetired {
 		w.add("retired_at IS NULL")
 	}
@@ -239,7 +243,7 @@ func ftsFilter(sc memory.Scope, layers []memory.Layer) string {
 	switch {
 	case sc.AgentID != "" && sc.WithShared:
 		b.WriteString(" AND owner : (" + ownerToken("a", sc.AgentID) + " OR " + ownerToken("a", "") + ")")
-	case sc.AgentID != "":
+	case sc.AgentID != "" || sc.ExactAgent:
 		b.WriteString(" AND owner : " + ownerToken("a", sc.AgentID))
 	}
 	if len(layers) > 0 {

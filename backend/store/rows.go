@@ -179,7 +179,7 @@ func (w *where) scope(a string, sc memory.Scope) {
 	switch {
 	case sc.AgentID != "" && sc.WithShared:
 		w.add(a+"agent_id IN (?, '')", sc.AgentID)
-	case sc.AgentID != "":
+	case sc.AgentID != "" || sc.ExactAgent:
 		w.add(a+"agent_id = ?", sc.AgentID)
 	}
 }

@@ -34,10 +34,12 @@ func (x *Index) Search(ctx context.Context, query []float32, k int, f memory.Vec
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	// The agent's rows, and with WithShared the rows of no agent too.
+	// ExactAgent with no agent: the rows of no agent only.
+	filtered := f.Scope.AgentID != "" || f.Scope.ExactAgent
 	agent, agentKnown := uint32(0), true
 	shared, sharedKnown := x.agents[""]
 	sharedKnown = sharedKnown && f.Scope.WithShared
-	if f.Scope.AgentID != "" {
+	if filtered {
 		agent, agentKnown = x.agents[f.Scope.AgentID]
 		if !agentKnown && !sharedKnown {
 			return nil, nil
@@ -46,7 +48,7 @@ func (x *Index) Search(ctx context.Context, query []float32, k int, f memory.Vec
 	work, total := x.selectChunks(f)
 	scan := func(tk *topK, c *chunk) {
 		for i := range c.ids {
-			if f.Scope.AgentID != "" && !(agentKnown && c.agents[i] == agent) && !(sharedKnown && c.agents[i] == shared) {
+			if filtered && !(agentKnown && c.agents[i] == agent) && !(sharedKnown && c.agents[i] == shared) {
 				continue
 			}
 			tk.offer(c.ids[i], dot(q, c.vecs[i*x.dims:(i+1)*x.dims]))
