@@ -47,7 +47,7 @@ const catchUpOutage = 3
 // stalling the queue.
 func (s *Service) CatchUp(ctx context.Context, maxAge time.Duration) (CatchUpResult, error) {
 	var res CatchUpResult
-	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK {
+	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK || s.cannotStore(ctx) {
 		return res, nil
 	}
 	ids, err := s.catchUpRows(ctx, maxAge, CatchUpBatch)

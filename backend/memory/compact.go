@@ -15,7 +15,7 @@ import (
 // retired.
 func (s *Service) Compact(ctx context.Context) (int, error) {
 	limit := s.cfg.CompactThreshold
-	if limit <= 0 || s.xstore == nil {
+	if limit <= 0 || s.xstore == nil || s.cannotStore(ctx) {
 		return 0, nil
 	}
 	gen := s.generation()

@@ -100,6 +100,10 @@ type ownerFacts struct {
 func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	start := s.now().UTC()
 	rep := ConsolidationReport{StartedAt: start, Errors: []string{}}
+	if s.cannotStore(ctx) {
+		rep.Errors = append(rep.Errors, "nothing can be stored now ("+ErrorMessage(s.store.WriteFault())+"): no topic was sent to the model")
+		return rep, nil
+	}
 	s.events.Publish(Event{Type: "consolidate.started", At: start})
 	s.consolidating.Store(&ConsolidationProgress{Running: true})
 	defer s.consolidating.Store(nil)

@@ -48,7 +48,7 @@ type HousekeepResult struct {
 // what it did not reach waits for the next pass.
 func (s *Service) Housekeep(ctx context.Context) (HousekeepResult, error) {
 	var res HousekeepResult
-	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK {
+	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK || s.cannotStore(ctx) {
 		return res, nil
 	}
 	var epErr error

@@ -37,6 +37,9 @@ var ErrNotReady = fmt.Errorf("%w: extraction is not configured or has no key", E
 // do the work once; the second waits for the first's outcome (and does the
 // work itself when a snapshot restore made the first's stale).
 func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, error) {
+	if s.cannotStore(ctx) {
+		return StatusPending, nil // no paid call whose answer could not be kept
+	}
 	mine := &inflight{done: make(chan struct{}), gen: s.generation()}
 	for {
 		v, busy := s.extracting.LoadOrStore(id, mine)
@@ -138,6 +141,14 @@ func (s *Service) WritePipeline(ctx context.Context) string {
 // refuses writes, so the status clears once space is freed even when no
 // write comes.
 const storageRecheck = 10 * time.Second
+
+// cannotStore reports whether nothing can be stored now (StorageFault):
+// the passes that write (extraction, episodes, consolidation, fading,
+// compaction, re-embedding) then do nothing, and call no model whose
+// answer could not be kept. They run again once the disk takes writes.
+func (s *Service) cannotStore(ctx context.Context) bool {
+	return s.store.WriteFault() != nil && s.StorageFault(ctx) != nil
+}
 
 // StorageFault is why writes cannot be stored now (a full disk, a data
 // folder that may not be written), or nil. While there is a fault it

@@ -45,6 +45,9 @@ const ReembedBatch = 64
 // reembed.progress; search keeps working, the vector leg finding rows as
 // their vectors arrive.
 func (s *Service) Reembed(ctx context.Context) error {
+	if s.cannotStore(ctx) {
+		return nil // the vectors could not be saved; the next run does it
+	}
 	cur := s.current()
 	id := cur.embedder.Info().ID
 	total, err := s.store.VectorBacklog(ctx, id)

@@ -330,6 +330,9 @@ func (s *Service) Ready(ctx context.Context) error {
 // Flush writes counters that are kept in memory (searches, last contacts). Writes themselves are
 // durable when acknowledged and need no flush.
 func (s *Service) Flush(ctx context.Context) error {
+	if s.cannotStore(ctx) {
+		return nil // counts stay in memory: a quit on a read-only or full disk is no failure
+	}
 	if err := s.flushContacts(ctx); err != nil {
 		return err
 	}

@@ -123,7 +123,7 @@ const decayPause = 20 * time.Millisecond
 // ends.
 func (s *Service) DecayStrength(ctx context.Context) (int, error) {
 	c := s.cfg.Strength
-	if c.DecayAfter <= 0 || c.Decay <= 0 {
+	if c.DecayAfter <= 0 || c.Decay <= 0 || s.cannotStore(ctx) {
 		return 0, nil
 	}
 	now := s.now().UTC()
