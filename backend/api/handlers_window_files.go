@@ -89,19 +89,23 @@ func (s *Server) windowExport(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	var rep memory.ExportReport
-	var readErr error // the store's, not the file's
+	var exportErr error
+	file := &failWriter{} // tells the file's own failure (a full disk) from the store's
 	err = atomicfile.WriteFrom(path, 0o600, func(f io.Writer) error {
+		file.w = f
 		if markdown {
-			rep, readErr = s.mem.ExportMarkdown(r.Context(), f, memory.ExportInput{})
+			rep, exportErr = s.mem.ExportMarkdown(r.Context(), file, memory.ExportInput{})
 		} else {
-			rep, readErr = s.mem.Export(r.Context(), f, memory.ExportInput{})
+			rep, exportErr = s.mem.Export(r.Context(), file, memory.ExportInput{})
 		}
-		return readErr
+		return exportErr
 	})
 	switch {
-	case readErr != nil:
-		return readErr
-	case err != nil: // the place chosen: no room, no right to write there
+	case file.err != nil: // the place chosen has no room, or failed
+		return memory.Errorf(memory.EINVALID, "could not write the export to %s (nothing was written there): %v", path, file.err)
+	case exportErr != nil:
+		return exportErr
+	case err != nil: // the place chosen: no right to write there
 		return memory.Errorf(memory.EINVALID, "could not write the export to %s (nothing was written there): %v", path, errors.Unwrap(err))
 	}
 	out := ExportedFile{Path: path, ExportReport: rep}
@@ -110,6 +114,20 @@ func (s *Server) windowExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// failWriter passes writes to w and keeps the first error of its own.
+type failWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // ImportedFile is POST /api/v1/window/import's answer.

@@ -21,6 +21,13 @@ const texts = ['Mira keeps bees on the roof', 'Mira fixed the old tram in Porto'
 let exportFile = '';
 let ids = [];
 
+const exportText = (page) =>
+  page.evaluate(async () => {
+    const r = await fetch('/api/v1/export', { credentials: 'same-origin',
+      headers: { 'X-HyAtlas-Session': localStorage.getItem('hyatlas.session') ?? '' } });
+    return r.text();
+  });
+
 async function snapshotCount(page) {
   const [, body] = await call(page, 'GET', '/snapshots');
   return body?.snapshots?.length ?? -1;
@@ -103,5 +110,35 @@ async function importJunk(page) {
   check(focused === 'import', `after the import the focus is on ${focused}, not the Import button`);
 }
 
+// An import that brings only knowledge-graph records (every memory in the
+// file is here already) changed HyAtlas: it keeps its undo snapshot and
+// does not say "Nothing new".
+async function graphOnlyImport(page) {
+  const [status] = await call(page, 'POST', '/memories', { content: 'Mira rode the funicular in Porto', user_id: 'mira' });
+  if (status >= 300) throw new Error(`POST /memories answered ${status}`);
+  // The export of this HyAtlas, with one entity more: its memories are all here.
+  const lines = (await exportText(page)).trimEnd().split('\n');
+  const end = JSON.parse(lines.pop());
+  if (end.type !== 'end') throw new Error('the export has no end record');
+  lines.push(JSON.stringify({ type: 'graph_node', user_id: 'mira', agent_id: '',
+    node: { id: 'etransferporto01', label: 'Porto', type: 'place', created_at: '2026-01-01T00:00:00Z' } }));
+  end.nodes = (end.nodes ?? 0) + 1;
+  lines.push(JSON.stringify(end));
+  const file = join(dir, 'with-graph.jsonl');
+  writeFileSync(file, lines.join('\n') + '\n');
+
+  await page.click('[data-testid="nav-snapshots"]');
+  const before = await snapshotCount(page);
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('[data-testid="import"]')]);
+  await chooser.setFiles(file);
+  const [msg, err] = await message(page);
+  const [, graph] = await call(page, 'GET', '/graph/history?user_id=mira');
+  const added = (graph?.nodes ?? []).some((n) => n.label === 'Porto');
+  check(added, `the entity was not imported (test setup): ${JSON.stringify(graph).slice(0, 200)} ${msg} ${err}`);
+  check(!/^Nothing new/.test(msg), `an import that added an entity to the graph says "${msg}"`);
+  check((await snapshotCount(page)) === before + 1,
+    'the snapshot made before an import that changed the graph was deleted: the import cannot be undone');
+}
+
 await runChecks('transfer e2e', [['export', exportEverything], ['nothing new', importNothingNew], ['import and undo', importAndUndo],
-  ['junk', importJunk]]);
+  ['junk', importJunk], ['graph only', graphOnlyImport]]);

@@ -28,11 +28,16 @@ describe('importText', () => {
       "Imported 1 of 2 memories; 1 was here already and is left as it is; kept your own a/SOUL.md, b/SOUL.md, c/USER.md and 1 more: the file's differ. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.",
     ],
     [report({ memories: 1, skipped: 1 }), 'Nothing new: the 1 memory in the file was here already.'],
+    [
+      report({ memories: 1, skipped: 1, graph: { nodes: 2, relations: 1, links: 0 } }),
+      'The 1 memory in the file was here already; the knowledge graph gained 2 entities, 1 relation and 0 links. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.',
+    ],
     [report({ memories: 2, skipped: 2, files_skipped: ['a/SOUL.md'] }), "Nothing new: the 2 memories in the file were here already (kept your own a/SOUL.md: the file's differs)."],
   ])('%o', (r, text) => expect(importText(r, '10:31')).toBe(text));
 
   it('counts files as a change', () => {
     expect(importedAnything(report({ files: 1 }))).toBe(true);
+    expect(importedAnything(report({ graph: { nodes: 0, relations: 1, links: 0 } }))).toBe(true);
     expect(importedAnything(report({ skipped: 9 }))).toBe(false);
   });
 });

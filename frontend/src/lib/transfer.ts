@@ -8,8 +8,10 @@ export function sizeText(bytes: number): string {
   return bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} KB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-/** Whether an import changed anything: nothing new means no undo is needed. */
-export const importedAnything = (r: ImportReport) => r.imported > 0 || r.files > 0;
+const graphAdded = (r: ImportReport) => (r.graph?.nodes ?? 0) + (r.graph?.relations ?? 0) + (r.graph?.links ?? 0);
+
+/** Whether an import changed anything (memories, files, the graph): nothing new means no undo is needed. */
+export const importedAnything = (r: ImportReport) => r.imported > 0 || r.files > 0 || graphAdded(r) > 0;
 
 /**
  * What an import did, in words; before names the snapshot made just
@@ -20,9 +22,15 @@ export function importText(r: ImportReport, before: string): string {
     const kept = r.files_skipped.length ? ` (${keptText(r.files_skipped)})` : '';
     return `Nothing new: the ${plural(r.memories, 'memory', 'memories')} in the file ${r.memories === 1 ? 'was' : 'were'} here already${kept}.`;
   }
-  const parts = [`Imported ${r.imported} of ${plural(r.memories, 'memory', 'memories')}`];
-  if (r.skipped) parts.push(`${r.skipped} ${r.skipped === 1 ? 'was' : 'were'} here already and ${r.skipped === 1 ? 'is' : 'are'} left as ${r.skipped === 1 ? 'it is' : 'they are'}`);
+  const parts = r.imported
+    ? [`Imported ${r.imported} of ${plural(r.memories, 'memory', 'memories')}`]
+    : [`The ${plural(r.memories, 'memory', 'memories')} in the file ${r.memories === 1 ? 'was' : 'were'} here already`];
+  if (r.skipped && r.imported) parts.push(`${r.skipped} ${r.skipped === 1 ? 'was' : 'were'} here already and ${r.skipped === 1 ? 'is' : 'are'} left as ${r.skipped === 1 ? 'it is' : 'they are'}`);
   if (r.files) parts.push(`${plural(r.files, 'workspace file', 'workspace files')} written`);
+  if (graphAdded(r) && r.graph) {
+    const g = r.graph;
+    parts.push(`the knowledge graph gained ${plural(g.nodes, 'entity', 'entities')}, ${plural(g.relations, 'relation', 'relations')} and ${plural(g.links, 'link', 'links')}`);
+  }
   if (r.files_skipped.length) parts.push(keptText(r.files_skipped));
   let text = parts.join('; ') + '.';
   if (r.reembed) text += ` ${plural(r.reembed, 'memory gets', 'memories get')} a vector in the background.`;

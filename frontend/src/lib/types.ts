@@ -326,6 +326,8 @@ export interface ImportReport {
   reembed: number;
   files: number;
   files_skipped: string[];
+  /** What the knowledge graph gained (new entities, relations, links). */
+  graph?: { nodes: number; relations: number; links: number };
 }
 
 /** POST /api/v1/window/import: the file imported, or cancelled. */
