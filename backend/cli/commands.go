@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"hyatlas/backend/api"
@@ -40,7 +41,11 @@ func runStatus(ctx context.Context, e Env, args []string) error {
 		return printJSON(e.Stdout, st)
 	}
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "HyAtlas %s at %s (mode %s, up %ds)\n", st.Version, c.Base, st.Mode, st.Uptime)
+	fmt.Fprintf(tw, "HyAtlas %s at %s (mode %s, up %s)\n", st.Version, c.Base, st.Mode,
+		(time.Duration(st.Uptime) * time.Second).String())
+	if st.Storage != "" && st.Storage != "ok" {
+		fmt.Fprintf(tw, "storage	NOTHING CAN BE STORED NOW: %s\n", st.Storage)
+	}
 	fmt.Fprintf(tw, "memories\t%d live, %d retired\n", st.Total, st.Retired)
 	for _, l := range memory.Layers {
 		fmt.Fprintf(tw, "  %s\t%s\t%d\n", l, l.Title(), st.Layers[l])

@@ -59,6 +59,9 @@ func TestReadOnlyDiskStillShowsTheMemories(t *testing.T) {
 	if err := c.Ready(ctx); err == nil {
 		t.Error("/readyz says ready on a read-only disk")
 	}
+	if out, code := in.Run("status"); code != 0 || !strings.Contains(out, "NOTHING CAN BE STORED NOW") || !strings.Contains(out, "read-only") {
+		t.Errorf("hyatlas status on a read-only disk (exit %d) does not say so:\n%s", code, out)
+	}
 	stop(t, in)
 
 	if out, err := exec.Command("mount", "-o", "remount,rw", data).CombinedOutput(); err != nil {

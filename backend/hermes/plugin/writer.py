@@ -155,7 +155,12 @@ class Writer:
     def _wake(self):
         """Starts the sending thread once and wakes it; holds self._cv."""
         if self._thread is None:
-            self._thread = spawn(self._run, "hyatlas-writer")
+            try:
+                self._thread = spawn(self._run, "hyatlas-writer")
+            except RuntimeError:
+                # The interpreter is shutting down (no new threads): the
+                # write stays queued, and in the outbox for the next session.
+                pass
         self._cv.notify_all()
 
     def pending(self) -> int:
