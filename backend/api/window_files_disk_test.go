@@ -5,20 +5,17 @@ package api_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"hyatlas/backend/proctest"
 )
 
 // A window export to a place with no room (a small USB stick, a real
 // tmpfs here: root only) says so, 422 "could not write the export to
 // ...: no space left on device", and leaves no file there.
 func TestWindowExportToAFullDiskSaysWhy(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a tmpfs")
-	}
 	a := newAPI(t, rigOpts{auth: true})
 	for i := range 40 {
 		body := fmt.Sprintf(`{"text":"memory %d %s","user_id":"u1","infer":false}`, i, strings.Repeat("green tea in the morning ", 20))
@@ -27,10 +24,7 @@ func TestWindowExportToAFullDiskSaysWhy(t *testing.T) {
 		}
 	}
 	stick := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", stick).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(stick, syscall.MNT_DETACH) })
+	proctest.Tmpfs(t, stick, "8k")
 	pick := &pickFile{save: filepath.Join(stick, "mine.jsonl")}
 	a.api.SetFileDialogs(pick.dialogs())
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,39 +20,13 @@ import (
 	"hyatlas/backend/proctest"
 )
 
-// mountTmpfs mounts a tmpfs of size at dir (root only; the test is
-// skipped otherwise) and unmounts it at the end of the test.
-func mountTmpfs(t *testing.T, dir, size string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a tmpfs")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() {
-		// Registered before the instance starts, so it runs after the
-		// instance's own cleanup killed it.
-		for range 50 {
-			if exec.Command("umount", dir).Run() == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Errorf("could not unmount %s", dir)
-	})
-}
-
 // onSmallDisk prepares a lite instance (no scheduled snapshots) whose data
 // folder is a 4 MiB tmpfs, and returns it with that folder.
 func onSmallDisk(t *testing.T) (*proctest.Instance, string) {
 	t.Helper()
 	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local", "HYATLAS_SNAPSHOT_EVERY=off")
 	data := filepath.Join(in.Home, "data")
-	mountTmpfs(t, data, "4M")
+	proctest.Tmpfs(t, data, "4M")
 	return in, data
 }
 

@@ -3,7 +3,6 @@ package cli_test
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -32,9 +31,7 @@ func TestReadOnlyDiskStillShowsTheMemories(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop(t, in)
-	if out, err := exec.Command("mount", "-o", "remount,ro", data).CombinedOutput(); err != nil {
-		t.Fatalf("remount read-only: %v %s", err, out)
-	}
+	proctest.Remount(t, data, true)
 
 	in.StartLive("serve")
 	list, err := c.List(ctx, api.ListRequest{UserID: "ro"})
@@ -64,9 +61,7 @@ func TestReadOnlyDiskStillShowsTheMemories(t *testing.T) {
 	}
 	stop(t, in)
 
-	if out, err := exec.Command("mount", "-o", "remount,rw", data).CombinedOutput(); err != nil {
-		t.Fatalf("remount writable: %v %s", err, out)
-	}
+	proctest.Remount(t, data, false)
 	in.Start("serve")
 	if _, err := c.Add(ctx, api.AddRequest{Text: &more, UserID: "ro"}); err != nil {
 		t.Fatalf("an add once the disk is writable: %v", err)
@@ -80,9 +75,7 @@ func TestReadOnlyDiskStillShowsTheMemories(t *testing.T) {
 // HyAtlas stops at once, saying which folder and what to do.
 func TestReadOnlyDiskWithNoDataSaysWhatToDo(t *testing.T) {
 	in, data := onSmallDisk(t)
-	if out, err := exec.Command("mount", "-o", "remount,ro", data).CombinedOutput(); err != nil {
-		t.Fatalf("remount read-only: %v %s", err, out)
-	}
+	proctest.Remount(t, data, true)
 	out, code := in.Run("serve")
 	if code == 0 || !strings.Contains(out, "may not write its data folder "+filepath.Clean(data)) || !strings.Contains(out, "HYATLAS_DATA") {
 		t.Fatalf("exit %d: %s", code, out)

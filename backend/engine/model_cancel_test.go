@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -16,7 +14,6 @@ import (
 	"hyatlas/backend/config"
 	"hyatlas/backend/embed/onnxproto"
 	"hyatlas/backend/memory"
-	"hyatlas/backend/models"
 	"hyatlas/backend/proctest"
 )
 
@@ -58,16 +55,11 @@ func TestModelInstallCancel(t *testing.T) {
 		http.ServeContent(w, r, r.URL.Path, time.Time{}, strings.NewReader(string(b)))
 	}))
 	t.Cleanup(srv.Close)
-	pin := func(name string, b []byte) models.File {
-		sum := sha256.Sum256(b)
-		return models.File{Name: name, URL: "m/" + name, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
-	}
 	cfg := testConfig(t)
 	cfg.Embed = config.EmbedConfig{Choice: config.EmbedAuto, ORTLib: proctest.ORTLib()}
 	cfg.ModelsBase = srv.URL + "/"
 	opts := quiet()
-	opts.ModelCatalog = []models.Model{{Name: bgeModel, Title: "test BERT", Dims: 24,
-		Files: []models.File{pin("model.onnx", model), pin("vocab.txt", []byte(bertVocab))}}}
+	opts.ModelCatalog = testCatalog(model)
 	e, err := Open(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -38,11 +38,17 @@ func modelServer(t *testing.T) (*httptest.Server, []models.Model) {
 		http.ServeContent(w, r, r.URL.Path, time.Time{}, strings.NewReader(string(b)))
 	}))
 	t.Cleanup(srv.Close)
+	return srv, testCatalog(model)
+}
+
+// testCatalog offers model (with the test vocabulary) as "bge-small",
+// pinned by checksum, at m/ on the models server.
+func testCatalog(model []byte) []models.Model {
 	pin := func(name string, b []byte) models.File {
 		sum := sha256.Sum256(b)
 		return models.File{Name: name, URL: "m/" + name, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
 	}
-	return srv, []models.Model{{Name: bgeModel, Title: "test BERT", Dims: 24,
+	return []models.Model{{Name: bgeModel, Title: "test BERT", Dims: 24,
 		Files: []models.File{pin("model.onnx", model), pin("vocab.txt", []byte(bertVocab))}}}
 }
 

@@ -4,16 +4,14 @@ package memory_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"hyatlas/backend/embed"
 	"hyatlas/backend/memory"
+	"hyatlas/backend/proctest"
 	"hyatlas/backend/store"
 	"hyatlas/backend/vector"
 )
@@ -33,14 +31,8 @@ func (c *countingExtractor) Extract(ctx context.Context, req memory.ExtractReque
 // not sent to the model, run after run, since no answer could be kept
 // (the provider is paid per call).
 func TestReadOnlyStore_SendsNothingToTheModel(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a tmpfs")
-	}
 	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16M", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
+	proctest.Tmpfs(t, mnt, "16M")
 	dir := filepath.Join(mnt, "data")
 	ctx := context.Background()
 	cfg := extractCfg()
@@ -73,9 +65,7 @@ func TestReadOnlyStore_SendsNothingToTheModel(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mount("tmpfs", mnt, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-		t.Fatal(err)
-	}
+	proctest.Remount(t, mnt, true)
 
 	st, err = store.Open(ctx, dir)
 	if err != nil {
@@ -99,14 +89,8 @@ func TestReadOnlyStore_SendsNothingToTheModel(t *testing.T) {
 // A HyAtlas on a read-only disk that only showed and searched quits
 // cleanly: the counters it could not store are no shutdown error.
 func TestReadOnlyStore_QuitsCleanlyAfterASearch(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a tmpfs")
-	}
 	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16M", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
+	proctest.Tmpfs(t, mnt, "16M")
 	dir := filepath.Join(mnt, "data")
 	ctx := context.Background()
 	open := func() (*store.Store, *memory.Service) {
@@ -127,9 +111,7 @@ func TestReadOnlyStore_QuitsCleanlyAfterASearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = st.Close()
-	if err := syscall.Mount("tmpfs", mnt, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-		t.Fatal(err)
-	}
+	proctest.Remount(t, mnt, true)
 	st, svc = open()
 	defer st.Close()
 	if _, err := svc.Search(ctx, memory.SearchInput{Query: "green tea", UserIDs: []string{"bob"}}); err != nil {

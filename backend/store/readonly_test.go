@@ -10,39 +10,20 @@ import (
 	"database/sql"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"hyatlas/backend/memory"
+	"hyatlas/backend/proctest"
 )
 
-// tmpfsDir mounts a small tmpfs at a fresh temp dir, unmounted at cleanup.
+// tmpfsDir mounts a small tmpfs at a fresh temp dir (root only).
 func tmpfsDir(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a tmpfs")
-	}
 	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16M", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	proctest.Tmpfs(t, dir, "16M")
 	return dir
-}
-
-// remount makes the tmpfs at dir read-only, or writable again.
-func remount(t *testing.T, dir string, readOnly bool) {
-	t.Helper()
-	flags := uintptr(syscall.MS_REMOUNT)
-	if readOnly {
-		flags |= syscall.MS_RDONLY
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", flags, ""); err != nil {
-		t.Fatalf("remount %s (read-only %v): %v", dir, readOnly, err)
-	}
 }
 
 // TestReadOnlyFolder_ShowsWhatItHoldsAndStoresNothing: a data folder whose
@@ -61,7 +42,7 @@ func TestReadOnlyFolder_ShowsWhatItHoldsAndStoresNothing(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	remount(t, filepath.Dir(dir), true)
+	proctest.Remount(t, filepath.Dir(dir), true)
 
 	s, err = Open(ctx, dir)
 	if err != nil {
@@ -94,7 +75,7 @@ func TestReadOnlyFolder_ShowsWhatItHoldsAndStoresNothing(t *testing.T) {
 		t.Fatalf("close: %v", err)
 	}
 
-	remount(t, filepath.Dir(dir), false)
+	proctest.Remount(t, filepath.Dir(dir), false)
 	s, err = Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +112,7 @@ func TestReadOnlyFolder_ReadsTheLogACrashLeft(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, FileName+"-wal")); err != nil || fi.Size() == 0 {
 		t.Fatalf("no log to read: %v", err)
 	}
-	remount(t, root, true)
+	proctest.Remount(t, root, true)
 
 	ro, err := Open(ctx, dir)
 	if err != nil {
@@ -165,7 +146,7 @@ func TestReadOnlyFolder_RefusedWhenItNeedsAnUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = db.Close()
-	remount(t, root, true)
+	proctest.Remount(t, root, true)
 	if _, err := Open(ctx, dir); err == nil || !strings.Contains(err.Error(), "needs an upgrade") {
 		t.Fatalf("open: %v", err)
 	}
@@ -198,7 +179,7 @@ func TestReadOnlyFolder_NothingToShowSaysWhatToDo(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "empty"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	remount(t, root, true)
+	proctest.Remount(t, root, true)
 	for _, dir := range []string{filepath.Join(root, "empty"), filepath.Join(root, "missing")} {
 		_, err := Open(context.Background(), dir)
 		if err == nil || !strings.Contains(err.Error(), "may not write its data folder "+dir) ||
