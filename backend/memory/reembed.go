@@ -46,7 +46,9 @@ const ReembedBatch = 64
 // their vectors arrive.
 func (s *Service) Reembed(ctx context.Context) error {
 	if s.cannotStore(ctx) {
-		return nil // the vectors could not be saved; the next run does it
+		// The vectors could not be saved: nothing is embedded, and the
+		// error has the caller try again later.
+		return fmt.Errorf("re-embedding waits: %w", s.store.WriteFault())
 	}
 	cur := s.current()
 	id := cur.embedder.Info().ID
