@@ -45,16 +45,16 @@ const ReembedBatch = 64
 // reembed.progress; search keeps working, the vector leg finding rows as
 // their vectors arrive.
 func (s *Service) Reembed(ctx context.Context) error {
-	if s.cannotStore(ctx) {
-		// The vectors could not be saved: nothing is embedded, and the
-		// error has the caller try again later.
-		return fmt.Errorf("re-embedding waits: %w", s.store.WriteFault())
-	}
 	cur := s.current()
 	id := cur.embedder.Info().ID
 	total, err := s.store.VectorBacklog(ctx, id)
 	if err != nil || total == 0 {
 		return err
+	}
+	if s.cannotStore(ctx) {
+		// The vectors could not be saved: nothing is embedded, and the
+		// error has the caller try again later.
+		return fmt.Errorf("re-embedding waits: %w", s.store.WriteFault())
 	}
 	s.publishReembed(func(p *ReembedProgress) { *p = ReembedProgress{Running: true, Embedder: id, Total: total} })
 	err = s.reembed(ctx, cur)
