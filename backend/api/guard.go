@@ -107,12 +107,21 @@ func limitBody(w http.ResponseWriter, r *http.Request) error {
 		limit = MaxImportBytes
 	}
 	if r.ContentLength > limit {
-		return memory.Errorf(codeTooLarge, "body is larger than %d bytes", limit)
+		return tooLarge(r, limit)
 	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
 	return nil
+}
+
+// tooLarge is the refusal of a body over limit: for an import, in words a
+// person reads (the page shows it); for the rest, the contract's bytes.
+func tooLarge(r *http.Request, limit int64) error {
+	if r.URL.Path == importPath {
+		return memory.Errorf(codeTooLarge, "the file is larger than %d GiB, the most HyAtlas imports: nothing was imported", limit>>30)
+	}
+	return memory.Errorf(codeTooLarge, "body is larger than %d bytes", limit)
 }
 
 // MaxImportBytes is the largest import accepted (4 GiB: a million

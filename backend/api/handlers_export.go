@@ -69,7 +69,7 @@ func (s *Server) importMemories(w http.ResponseWriter, r *http.Request) error {
 	rep, err := s.mem.Import(r.Context(), r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return memory.Errorf(codeTooLarge, "the import is larger than %d bytes", tooBig.Limit)
+		return tooLarge(r, tooBig.Limit)
 	}
 	if err != nil {
 		return err

@@ -151,3 +151,29 @@ func TestImport_FieldsEveryWriteChecks(t *testing.T) {
 		})
 	}
 }
+
+// A line whose values are of the wrong kind, or that is not JSON, is
+// refused in words a person reads (which field holds what), never the
+// decoder's Go names, with its line number; nothing is written.
+func TestImport_BadLinesSayWhatIsWrongInWords(t *testing.T) {
+	tests := []struct{ name, line, says string }{
+		{"a text that is a number", `{"type":"memory","memory":{"id":"mbad1","layer":"l3_fact","content":5}}`, "line 2: memory.content is a number, where text belongs"},
+		{"a strength that is text", `{"type":"memory","memory":{"id":"mbad2","layer":"l3_fact","content":"x","strength":"high"}}`, "line 2: memory.strength is text, where a number belongs"},
+		{"not JSON", `{"type":"memory",`, "line 2: not JSON"},
+		{"a field no export has", `{"type":"memory","mood":"happy"}`, `line 2: a field an export does not have: \"mood\"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAPI(t, rigOpts{})
+			before := a.counts()
+			r := a.importBody(strings.Join([]string{importHeader, tc.line, importEnd(1, 0)}, "\n") + "\n")
+			body := string(r.body)
+			if r.status != 422 || !strings.Contains(body, tc.says) || strings.Contains(body, "Go struct") || strings.Contains(body, "unmarshal") {
+				t.Errorf("%d %s; want 422 saying %q", r.status, body, tc.says)
+			}
+			if after := a.counts(); after != before {
+				t.Errorf("the import wrote something")
+			}
+		})
+	}
+}

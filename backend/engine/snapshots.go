@@ -77,10 +77,21 @@ func (e *Engine) CreateSnapshot(ctx context.Context, reason string) (snapshot.In
 	e.snap.mu.Lock()
 	defer e.snap.mu.Unlock()
 	info, err := e.snap.keeper.Create(ctx, reason)
-	if err == nil {
-		e.publish("snapshot.created", info)
+	if err != nil {
+		return info, e.snapshotDiskError(err)
 	}
-	return info, err
+	e.publish("snapshot.created", info)
+	return info, nil
+}
+
+// snapshotDiskError says in words when a snapshot failed for want of room
+// (a 503 naming the folder instead of an internal error); other errors
+// pass unchanged.
+func (e *Engine) snapshotDiskError(err error) error {
+	if store.DiskFull(err) {
+		return memory.StorageFault("the disk holding the snapshots (%s) is full: no snapshot was made; free some space and try again", e.Config.Snapshot.Dir)
+	}
+	return err
 }
 
 // VerifySnapshot checks a snapshot without changing anything.
@@ -135,6 +146,9 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	}
 	fail := func(err error) (RestoreReport, error) {
 		_ = os.RemoveAll(work)
+		if store.DiskFull(err) {
+			return RestoreReport{}, memory.StorageFault("the disk holding HyAtlas's data is full: nothing was restored; free some space and try again")
+		}
 		return RestoreReport{}, err
 	}
 	e.publish("snapshot.restore", map[string]any{"id": id, "phase": "verifying"})

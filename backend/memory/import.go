@@ -125,7 +125,7 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 			if first { // a Markdown export, or some other file
 				return importBatch{}, Errorf(EINVALID, "not a HyAtlas export: line %d is not a JSON record (a Markdown export is for reading; import a JSON Lines export)", n)
 			}
-			fail(n, "not a record: %s", strings.TrimPrefix(err.Error(), "json: "))
+			fail(n, "%s", decodeProblem(err))
 			continue
 		}
 		switch {
@@ -141,7 +141,9 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 			if l.Memories == nil || l.Files == nil || *l.Memories != len(rows) || *l.Files != len(files) ||
 				!countMatches(l.Nodes, len(graph.Nodes)) || !countMatches(l.Relations, len(graph.Relations)) ||
 				!countMatches(l.Links, len(graph.Links)) {
-				fail(n, "the end record does not match the records before it")
+				if len(problems) == 0 { // else the counts are off because of those lines
+					fail(n, "the end record does not match the records before it")
+				}
 			}
 			ended = true
 		case ended:
@@ -279,4 +281,50 @@ func (s *Service) importFile(ctx context.Context, f WorkspaceDoc, rep *ImportRep
 		return &doc, nil
 	}
 	return nil, nil
+}
+
+// decodeProblem words why a line is not a record, for a person: which
+// field holds what kind of value, not the decoder's Go names.
+func decodeProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the record"
+		}
+		return fmt.Sprintf("%s is %s, where %s belongs", field, jsonKind(te.Value), goKind(te.Type.Kind().String()))
+	case errors.As(err, &se):
+		return fmt.Sprintf("not JSON (at character %d)", se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "not JSON (the line ends part way through a record)"
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "a field an export does not have: " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	}
+	return "not a record: " + strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func jsonKind(v string) string {
+	switch v {
+	case "number", "string", "object", "array", "bool":
+		return map[string]string{"number": "a number", "string": "text", "object": "an object", "array": "a list", "bool": "true or false"}[v]
+	}
+	return v
+}
+
+func goKind(k string) string {
+	switch {
+	case k == "string":
+		return "text"
+	case strings.HasPrefix(k, "int") || strings.HasPrefix(k, "uint") || strings.HasPrefix(k, "float"):
+		return "a number"
+	case k == "bool":
+		return "true or false"
+	case k == "slice" || k == "array":
+		return "a list"
+	case k == "map" || k == "struct" || k == "ptr":
+		return "an object"
+	}
+	return k
 }

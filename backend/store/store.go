@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"hyatlas/backend/fslock"
 	"hyatlas/backend/memory"
@@ -167,6 +168,13 @@ func (s *Store) submit(ctx context.Context, op writeOp) error {
 // minFreeBytes is the free space below which a disk that filled up still
 // counts as full (about a few hundred adds with their vectors and log).
 const minFreeBytes = 4 << 20
+
+// DiskFull reports whether err is a disk out of room: SQLite's "database
+// or disk is full" (a copy into a full folder says so too), or the file
+// system's own.
+func DiskFull(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_FULL || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
 
 // sqliteCode is the primary SQLite result code of err, or 0.
 func sqliteCode(err error) int {
