@@ -93,15 +93,23 @@ var startErrorPage = template.Must(template.New("start-error").Parse(`<!doctype 
   button.primary { background: #2f5fd0; border-color: #2f5fd0; color: #fff; }
   button:focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
   #copied { color: #2b6b2b; align-self: center; }
+  @media (prefers-color-scheme: dark) {
+    body { color: #e6e6ea; background: #1b1d22; }
+    #message { background: #24272e; border-color: #3c4049; }
+    p { color: #b4b7c0; }
+    button { background: #2a2d34; color: #e6e6ea; border-color: #5a5e69; }
+    button.primary { background: #3f6fe0; border-color: #3f6fe0; color: #fff; }
+    #copied { color: #7fcf7f; }
+  }
 </style>
 </head>
 <body>
-<main>
+<main role="alertdialog" aria-labelledby="title" aria-describedby="message">
   <h1 id="title">{{.Title}}</h1>
-  <pre id="message" role="alert" tabindex="0">{{.Message}}</pre>
+  <pre id="message" tabindex="0">{{.Message}}</pre>
   <p>Fix the cause and start HyAtlas again. Running <code>hyatlas</code> in a terminal prints the same message.</p>
   <div class="actions">
-    <button class="primary" id="quit" autofocus>Quit</button>
+    <button class="primary" id="quit" aria-describedby="message" autofocus>Quit</button>
     <button id="copy">Copy the message</button>
     <span id="copied" aria-live="polite"></span>
   </div>

@@ -25,6 +25,11 @@ func TestStartErrorHandler(t *testing.T) {
 		strings.Contains(body, "<b>x</b>") || !strings.Contains(body, StartErrorTitle) {
 		t.Fatalf("page %d:\n%s", page.Code, body)
 	}
+	// A screen reader says why when the focus lands on Quit: the page is an
+	// alert dialog described by the message, and so is Quit.
+	if !strings.Contains(body, `role="alertdialog"`) || strings.Count(body, `aria-describedby="message"`) != 2 {
+		t.Errorf("the page does not tie the message to the dialog and to Quit:\n%s", body)
+	}
 	if !strings.Contains(page.Header().Get("Content-Security-Policy"), "default-src 'none'") {
 		t.Errorf("no content security policy: %q", page.Header())
 	}

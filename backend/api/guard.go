@@ -119,9 +119,14 @@ func limitBody(w http.ResponseWriter, r *http.Request) error {
 // person reads (the page shows it); for the rest, the contract's bytes.
 func tooLarge(r *http.Request, limit int64) error {
 	if r.URL.Path == importPath {
-		return memory.Errorf(codeTooLarge, "the file is larger than %d GiB, the most HyAtlas imports: nothing was imported", limit>>30)
+		return importTooLarge()
 	}
 	return memory.Errorf(codeTooLarge, "body is larger than %d bytes", limit)
+}
+
+// importTooLarge refuses an export over MaxImportBytes.
+func importTooLarge() error {
+	return memory.Errorf(codeTooLarge, "the file is larger than %d GiB, the most HyAtlas imports: nothing was imported", MaxImportBytes>>30)
 }
 
 // MaxImportBytes is the largest import accepted (4 GiB: a million

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -130,16 +131,19 @@ func (f *failWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// ImportedFile is POST /api/v1/window/import's answer.
-type ImportedFile struct {
+// ChosenFile is POST /api/v1/window/import/choose's answer: the export
+// the person picked, not read yet.
+type ChosenFile struct {
 	Cancelled bool   `json:"cancelled"`
 	Path      string `json:"path,omitempty"`
-	memory.ImportReport
+	Name      string `json:"name,omitempty"`
+	Bytes     int64  `json:"bytes,omitempty"`
 }
 
-// windowImport asks which export to import and merges it in, as POST
-// /api/v1/import does with its body.
-func (s *Server) windowImport(w http.ResponseWriter, r *http.Request) error {
+// windowChooseImport asks which export to import (the system's open
+// dialog) and says which, reading nothing yet: the page makes its undo
+// snapshot only once there is a file to import.
+func (s *Server) windowChooseImport(w http.ResponseWriter, r *http.Request) error {
 	s.files.mu.Lock()
 	defer s.files.mu.Unlock()
 	d, err := s.fileDialogs(r)
@@ -151,12 +155,49 @@ func (s *Server) windowImport(w http.ResponseWriter, r *http.Request) error {
 		return memory.Errorf(memory.EINTERNAL, "the open dialog failed: %v", err)
 	}
 	if path == "" {
-		writeJSON(w, http.StatusOK, ImportedFile{Cancelled: true, ImportReport: memory.ImportReport{FilesSkipped: []string{}}})
+		writeJSON(w, http.StatusOK, ChosenFile{Cancelled: true})
 		return nil
 	}
-	f, err := os.Open(path)
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return memory.Errorf(memory.EINVALID, "could not read %s: not a file", path)
+	}
+	writeJSON(w, http.StatusOK, ChosenFile{Path: path, Name: filepath.Base(path), Bytes: fi.Size()})
+	return nil
+}
+
+// ImportedFile is POST /api/v1/window/import's answer.
+type ImportedFile struct {
+	Path string `json:"path"`
+	memory.ImportReport
+}
+
+// windowImport merges in the export at path (the one windowChooseImport
+// returned), as POST /api/v1/import does with its body. Only the window's
+// own pages may name a file.
+func (s *Server) windowImport(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.fileDialogs(r); err != nil {
+		return err
+	}
+	var req struct {
+		Path string `json:"path"`
+	}
+	if err := decodeJSON(r, &req, false, true); err != nil {
+		return err
+	}
+	if req.Path == "" || !filepath.IsAbs(req.Path) {
+		return memory.Errorf(memory.EBADREQUEST, "path: the absolute path of the export to import")
+	}
+	fi, err := os.Stat(req.Path)
+	switch {
+	case err != nil:
+		return memory.Errorf(memory.EINVALID, "could not read %s: %v", req.Path, err)
+	case fi.Size() > MaxImportBytes:
+		return importTooLarge()
+	}
+	f, err := os.Open(req.Path)
 	if err != nil {
-		return memory.Errorf(memory.EINVALID, "could not read %s: %v", path, err)
+		return memory.Errorf(memory.EINVALID, "could not read %s: %v", req.Path, err)
 	}
 	defer f.Close()
 	rep, err := s.mem.Import(r.Context(), f)
@@ -166,6 +207,6 @@ func (s *Server) windowImport(w http.ResponseWriter, r *http.Request) error {
 	if rep.FilesSkipped == nil {
 		rep.FilesSkipped = []string{}
 	}
-	writeJSON(w, http.StatusOK, ImportedFile{Path: path, ImportReport: rep})
+	writeJSON(w, http.StatusOK, ImportedFile{Path: req.Path, ImportReport: rep})
 	return nil
 }

@@ -76,12 +76,13 @@ func (s *Server) register() {
 		{"GET", "/api/v1/edges", s.edges},                     // n, k_semantic, user_id, agent_id: the Mind Palace feed
 		{"GET", "/api/v1/learning/graph", s.learningGraph},    // same, in the star-map shape
 		{"POST", "/api/v1/dashboard/link", s.dashboardLink},
-		{"GET", "/api/v1/token", s.token},                 // the API token, for Settings' "Copy token" (callers are signed in already)
-		{"POST", "/api/v1/token", s.newToken},             // a new API token; the old one stops working
-		{"POST", "/api/v1/window/show", s.showWindow},     // a second launch brings the window to the front
-		{"POST", "/api/v1/window/export", s.windowExport}, // the window only: asks where, saves an export there (format)
-		{"POST", "/api/v1/window/import", s.windowImport}, // the window only: asks which export, imports it
-		{"GET", "/api/v1/events", s.eventStream},          // types (comma-separated prefixes)
+		{"GET", "/api/v1/token", s.token},                              // the API token, for Settings' "Copy token" (callers are signed in already)
+		{"POST", "/api/v1/token", s.newToken},                          // a new API token; the old one stops working
+		{"POST", "/api/v1/window/show", s.showWindow},                  // a second launch brings the window to the front
+		{"POST", "/api/v1/window/export", s.windowExport},              // the window only: asks where, saves an export there (format)
+		{"POST", "/api/v1/window/import/choose", s.windowChooseImport}, // the window only: asks which export (nothing read)
+		{"POST", "/api/v1/window/import", s.windowImport},              // the window only: path: imports that export
+		{"GET", "/api/v1/events", s.eventStream},                       // types (comma-separated prefixes)
 		{"GET", "/api/v1/models", s.listModels},
 		{"POST", "/api/v1/models/{name}/install", s.installModel}, // 202; progress as model.progress events
 		{"POST", "/api/v1/models/{name}/cancel", s.cancelModel},   // stops an install; the part downloaded stays for the next

@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -28,11 +29,16 @@ func (p *pickFile) dialogs() *api.FileDialogs {
 	}
 }
 
-// inWindow sends a request as the window's own page does (in-process).
-func inWindow(t *testing.T, a *apiRig, method, path string) (int, map[string]any) {
+// inWindow sends a request as the window's own page does (in-process),
+// with an optional JSON body.
+func inWindow(t *testing.T, a *apiRig, method, path string, send ...string) (int, map[string]any) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	a.api.InProcessHandler().ServeHTTP(rec, httptest.NewRequest(method, "http://wails.localhost"+path, nil))
+	var rd io.Reader
+	if len(send) > 0 {
+		rd = strings.NewReader(send[0])
+	}
+	a.api.InProcessHandler().ServeHTTP(rec, httptest.NewRequest(method, "http://wails.localhost"+path, rd))
 	var body map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 		t.Fatalf("%s %s: %d %q", method, path, rec.Code, rec.Body)
@@ -92,9 +98,8 @@ func TestWindowExportAndImport(t *testing.T) {
 		{"a cancelled save", "/api/v1/window/export", func() { pick.save = "" }, 200, ""},
 		{"a folder that does not exist", "/api/v1/window/export", func() { pick.save = filepath.Join(dir, "gone", "x.jsonl") }, 422, "could not write the export to"},
 		{"a failing dialog", "/api/v1/window/export", func() { pick.save, pick.err = "", errors.New("no display") }, 500, ""},
-		{"a cancelled open", "/api/v1/window/import", func() { pick.open, pick.err = "", nil }, 200, ""},
-		{"a file that is not there", "/api/v1/window/import", func() { pick.open = filepath.Join(dir, "nope.jsonl") }, 422, "could not read"},
-		{"a file that is not an export", "/api/v1/window/import", func() { pick.open = filepath.Join(dir, "mine.md") }, 422, "line 1"},
+		{"a cancelled open", "/api/v1/window/import/choose", func() { pick.open, pick.err = "", nil }, 200, ""},
+		{"a file that is not there", "/api/v1/window/import/choose", func() { pick.open = filepath.Join(dir, "nope.jsonl") }, 422, "could not read"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,10 +120,30 @@ func TestWindowExportAndImport(t *testing.T) {
 		t.Errorf("files left in the folder: %v (want mine.jsonl and mine.md)", entries)
 	}
 
-	// Into another HyAtlas: it imports the file picked.
+	// A file that is not an export: refused by line, nothing written.
+	if code, body = inWindow(t, a, "POST", "/api/v1/window/import", `{"path":"`+filepath.Join(dir, "mine.md")+`"}`); code != 422 ||
+		!strings.Contains(body["error"].(string), "line 1") {
+		t.Errorf("importing the Markdown export: %d %v", code, body)
+	}
+	for _, bad := range []string{`{}`, `{"path":"relative.jsonl"}`, `{"path":5}`} {
+		if code, body = inWindow(t, a, "POST", "/api/v1/window/import", bad); code != 400 {
+			t.Errorf("import %s: %d %v, want 400", bad, code, body)
+		}
+	}
+
+	// Into another HyAtlas: the person picks the file (nothing read yet),
+	// then the page imports it.
 	other := newAPI(t, rigOpts{auth: true})
+	empty := other.counts()
 	other.api.SetFileDialogs((&pickFile{open: filepath.Join(dir, "mine.jsonl")}).dialogs())
-	code, body = inWindow(t, other, "POST", "/api/v1/window/import")
+	code, body = inWindow(t, other, "POST", "/api/v1/window/import/choose")
+	if code != 200 || body["path"] != filepath.Join(dir, "mine.jsonl") || body["name"] != "mine.jsonl" || body["bytes"].(float64) <= 0 {
+		t.Fatalf("choose: %d %v", code, body)
+	}
+	if other.counts() != empty {
+		t.Fatal("choosing a file imported something")
+	}
+	code, body = inWindow(t, other, "POST", "/api/v1/window/import", `{"path":"`+filepath.Join(dir, "mine.jsonl")+`"}`)
 	if code != 200 || body["imported"] != 2.0 || body["path"] != filepath.Join(dir, "mine.jsonl") {
 		t.Fatalf("import: %d %v", code, body)
 	}
@@ -131,5 +156,9 @@ func TestWindowExportAndImport(t *testing.T) {
 	before := pick.saves
 	if r := a.do(req{method: "POST", path: "/api/v1/window/export"}); r.status != 409 || pick.saves != before {
 		t.Errorf("over the network: %d %s, %d dialogs", r.status, r.body, pick.saves-before)
+	}
+	// Nor can it have a file of its choice read in.
+	if r := a.do(req{method: "POST", path: "/api/v1/window/import", body: `{"path":"` + filepath.Join(dir, "mine.jsonl") + `"}`}); r.status != 409 {
+		t.Errorf("a window import over the network: %d %s", r.status, r.body)
 	}
 }

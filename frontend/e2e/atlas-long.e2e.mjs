@@ -193,11 +193,30 @@ async function editUndo(page) {
   await page.fill('[data-testid="edit-text"]', `${TAG} edited here`);
   await page.click('[data-testid="edit-save"]');
   await page.locator('[data-testid="atlas-notice"]', { hasText: 'Saved' }).waitFor();
-  await page.click('[data-testid="atlas-undo"]');
+  await page.locator('[data-testid="atlas-undo"]').focus();
+  await page.keyboard.press('Enter');
   await page.locator('[data-testid="atlas-notice"]', { hasText: 'Undone' }).waitFor();
   const [, after] = await call(page, 'GET', `/memories/${id}`);
   const now = JSON.parse(after).memory?.content ?? JSON.parse(after).content;
   check(now === old, `after Edit and Undo the memory reads "${now}", not "${old}"`);
+  const atUndo = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  check(atUndo === 'edit', `after Undo the focus is on ${atUndo}, not the row's Edit`);
+
+  // An Undo refused (an agent changed the memory since the edit) stays
+  // in view: the list following the agent's change does not clear it.
+  await row.locator('[data-testid="edit"]').click();
+  await page.fill('[data-testid="edit-text"]', `${TAG} edited before an agent`);
+  await page.click('[data-testid="edit-save"]');
+  await page.locator('[data-testid="atlas-notice"]', { hasText: 'Saved' }).waitFor();
+  await call(page, 'PATCH', `/memories/${id}`, { content: `${TAG} the agent's newer text` });
+  await page.click('[data-testid="atlas-undo"]');
+  await page.locator('[data-testid="atlas-error"]').waitFor({ timeout: 8_000 });
+  await page.locator(`[data-testid="atlas-row"][data-id="${id}"]`, { hasText: 'newer text' }).waitFor({ timeout: 8_000 });
+  await page.waitForTimeout(3_000); // a poll or two of the list
+  check(await page.locator('[data-testid="atlas-error"]').count() === 1, 'an Undo refused because an agent changed the memory vanishes from view when the list reloads');
+  const refusal = await page.locator('[data-testid="atlas-error"]').innerText().catch(() => '');
+  check(/^Not undone: the memory was changed again after your edit/.test(refusal), `a refused Undo reads "${refusal}"`);
+  await page.locator('[data-testid="atlas-error"] button', { hasText: '×' }).click();
 
   await row.locator('[data-testid="edit"]').click();
   await page.locator('[data-testid="edit-text"]').waitFor();
@@ -212,6 +231,11 @@ async function editUndo(page) {
   check(refused && kept, `a Save based on a text an agent changed meanwhile was not refused (refused ${refused}), or wrote over the agent's text (kept ${kept})`);
   const typed = await page.inputValue('[data-testid="edit-text"]');
   check(typed === `${TAG} typed over an old text`, `after the refusal the form lost what was typed: "${typed}"`);
+  const shown = await page.locator('[data-testid="edit-now"]').innerText({ timeout: 8_000 }).catch(() => '');
+  await page.waitForTimeout(300); // the focus moves once the form is redrawn
+  check(shown === agents, `after the refusal the form does not show what the memory reads now ("${shown}")`);
+  const atRefusal = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  check(atRefusal === 'edit-text', `after the refusal the focus is on ${atRefusal}, not the text`);
   await page.click('[data-testid="edit-save"]');
   await page.locator('[data-testid="atlas-notice"]', { hasText: 'Saved' }).waitFor();
   const [, last] = await call(page, 'GET', `/memories/${id}`);

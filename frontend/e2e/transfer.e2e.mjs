@@ -84,17 +84,18 @@ async function importAndUndo(page) {
   if (status >= 300) throw new Error(`DELETE answered ${status}`);
   const before = await snapshotCount(page);
   const [msg, err] = await pick(page, exportFile);
-  check(/^Imported 1 of 2 memories; 1 was here already and is left as it is\. .*The snapshot of .+ holds HyAtlas as it was before: restoring it undoes the import\.$/.test(msg) && !err,
+  check(/^Imported 1 of 2 memories; 1 was here already and is left as it is\. .*The snapshot of .+ holds HyAtlas as it was before: Undo the import restores it\.$/.test(msg) && !err,
     `the import says "${msg}" ${err}`);
   const [, back] = await call(page, 'GET', `/memories/${ids[1]}`);
   check(back?.memory?.content === texts[1] || back?.content === texts[1], `the deleted memory is not back after the import: ${JSON.stringify(back).slice(0, 200)}`);
   check((await snapshotCount(page)) === before + 1, 'no snapshot was made before the import');
-  // Undo: restore the newest snapshot (the one made just before).
-  const newest = page.locator('[data-testid="snap-row"]').first();
-  await newest.waitFor();
-  await newest.locator('[data-testid="snap-restore"]').click();
-  await page.click('[data-testid="snap-restore-confirm"]');
-  await page.locator('[data-testid="snap-undo"]').waitFor({ timeout: 30_000 });
+  // Undo the import, from the keyboard, after its confirmation.
+  await page.locator('[data-testid="import-undo"]').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('[data-testid="import-undo-confirm"]').click();
+  await page.locator('[data-testid="xfer-message"]', { hasText: 'Undone' }).waitFor({ timeout: 30_000 });
+  const at = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  check(at === 'import', `after Undo the import the focus is on ${at}, not Import`);
   const [gone] = await call(page, 'GET', `/memories/${ids[1]}`);
   check(gone === 404, `restoring the snapshot made before the import did not undo it (GET answered ${gone})`);
 }
@@ -140,5 +141,37 @@ async function graphOnlyImport(page) {
     'the snapshot made before an import that changed the graph was deleted: the import cannot be undone');
 }
 
+// In the window, Import asks for the file first: no snapshot is made
+// while the dialog is open, none at all when it is cancelled, and the one
+// made once a file is chosen comes before the import.
+async function windowOrder(page) {
+  await page.click('[data-testid="nav-snapshots"]');
+  const order = [];
+  const seen = (r) => {
+    if (r.method() === 'POST' && /\/api\/v1\/(snapshots|window\/import(\/choose)?)$/.test(r.url())) order.push(r.url().replace(/.*\/api\/v1\//, ''));
+  };
+  let choose = { cancelled: true };
+  page.on('request', seen);
+  await page.route('**/api/v1/window/import/choose', (r) => r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(choose) }));
+  await page.route('**/api/v1/window/import', (r) => r.fulfill({ status: 200, contentType: 'application/json',
+    body: JSON.stringify({ path: '/x/e.jsonl', lines: 3, memories: 1, imported: 0, skipped: 1, reembed: 0, files: 0, files_skipped: [] }) }));
+  try {
+    await page.evaluate(() => (window.runtime = {})); // as in the Wails window
+    await page.click('[data-testid="import"]');
+    await page.waitForFunction(() => !(document.querySelector('[data-testid="xfer-message"]')?.textContent ?? '').endsWith('…'), null, { timeout: 30_000 });
+    check(order.join(' ') === 'window/import/choose', `a cancelled window import sent ${order.join(', ')}: a snapshot for nothing`);
+    order.length = 0;
+    choose = { cancelled: false, path: '/x/e.jsonl', name: 'e.jsonl', bytes: 300 };
+    await page.click('[data-testid="import"]');
+    await page.locator('[data-testid="xfer-message"]', { hasText: 'Nothing new' }).waitFor({ timeout: 30_000 });
+    check(order.slice(0, 3).join(' ') === 'window/import/choose snapshots window/import',
+      `a window import sent ${order.join(', ')}: the file must be chosen before the snapshot, and the snapshot made before the import`);
+  } finally {
+    await page.evaluate(() => delete window.runtime);
+    await page.unrouteAll();
+    page.off('request', seen);
+  }
+}
+
 await runChecks('transfer e2e', [['export', exportEverything], ['nothing new', importNothingNew], ['import and undo', importAndUndo],
-  ['junk', importJunk], ['graph only', graphOnlyImport]]);
+  ['junk', importJunk], ['graph only', graphOnlyImport], ['window order', windowOrder]]);

@@ -16,6 +16,7 @@ import type {
   Snapshot,
   Status,
   WorkspaceDoc,
+  ChosenFile,
   ExportedFile,
   ImportReport,
   ImportedFile,
@@ -273,8 +274,14 @@ export const uploadImport = (file: Blob) =>
 /** The window's export: HyAtlas asks where (a native dialog) and writes the file. */
 export const windowExport = (format: ExportFormat) => request<ExportedFile>(`/window/export?format=${format}`, json('POST'));
 
-/** The window's import: HyAtlas asks which file (a native dialog) and imports it. */
-export const windowImport = () => request<ImportedFile>('/window/import', json('POST'));
+/** The window's import, step 1: HyAtlas asks which file (a native dialog); nothing is read yet. */
+export const windowChooseImport = () => request<ChosenFile>('/window/import/choose', json('POST'));
+
+/** The window's import, step 2: HyAtlas imports the export chosen in step 1. */
+export const windowImport = (path: string) => request<ImportedFile>('/window/import', json('POST', { path }));
+
+/** The largest export HyAtlas imports (4 GiB). */
+export const MAX_IMPORT_BYTES = 4 * 2 ** 30;
 
 export const keyStatus = () => request<KeyStatus>('/settings/llm-key');
 export const saveKey = (key: string, memoryOnly = false) =>

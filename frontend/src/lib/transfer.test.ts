@@ -18,19 +18,19 @@ describe('sizeText', () => {
 
 describe('importText', () => {
   it.each([
-    [report({ memories: 3, imported: 3 }), 'Imported 3 of 3 memories. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.'],
+    [report({ memories: 3, imported: 3 }), 'Imported 3 of 3 memories. The snapshot of 10:31 holds HyAtlas as it was before: Undo the import restores it.'],
     [
       report({ memories: 5, imported: 4, skipped: 1, files: 2, reembed: 4 }),
-      'Imported 4 of 5 memories; 1 was here already and is left as it is; 2 workspace files written. 4 memories get a vector in the background. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.',
+      'Imported 4 of 5 memories; 1 was here already and is left as it is; 2 workspace files written. 4 memories get a vector in the background. The snapshot of 10:31 holds HyAtlas as it was before: Undo the import restores it.',
     ],
     [
       report({ memories: 2, imported: 1, skipped: 1, files_skipped: ['a/SOUL.md', 'b/SOUL.md', 'c/USER.md', 'd/MEMORY.md'] }),
-      "Imported 1 of 2 memories; 1 was here already and is left as it is; kept your own a/SOUL.md, b/SOUL.md, c/USER.md and 1 more: the file's differ. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.",
+      "Imported 1 of 2 memories; 1 was here already and is left as it is; kept your own a/SOUL.md, b/SOUL.md, c/USER.md and 1 more: the file's differ. The snapshot of 10:31 holds HyAtlas as it was before: Undo the import restores it.",
     ],
     [report({ memories: 1, skipped: 1 }), 'Nothing new: the 1 memory in the file was here already.'],
     [
       report({ memories: 1, skipped: 1, graph: { nodes: 2, relations: 1, links: 0 } }),
-      'The 1 memory in the file was here already; the knowledge graph gained 2 entities, 1 relation and 0 links. The snapshot of 10:31 holds HyAtlas as it was before: restoring it undoes the import.',
+      'The 1 memory in the file was here already; the knowledge graph gained 2 entities, 1 relation and 0 links. The snapshot of 10:31 holds HyAtlas as it was before: Undo the import restores it.',
     ],
     [report({ memories: 2, skipped: 2, files_skipped: ['a/SOUL.md'] }), "Nothing new: the 2 memories in the file were here already (kept your own a/SOUL.md: the file's differs)."],
   ])('%o', (r, text) => expect(importText(r, '10:31')).toBe(text));

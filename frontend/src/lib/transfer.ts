@@ -34,7 +34,7 @@ export function importText(r: ImportReport, before: string): string {
   if (r.files_skipped.length) parts.push(keptText(r.files_skipped));
   let text = parts.join('; ') + '.';
   if (r.reembed) text += ` ${plural(r.reembed, 'memory gets', 'memories get')} a vector in the background.`;
-  return `${text} The snapshot of ${before} holds HyAtlas as it was before: restoring it undoes the import.`;
+  return `${text} The snapshot of ${before} holds HyAtlas as it was before: Undo the import restores it.`;
 }
 
 function keptText(files: string[]): string {

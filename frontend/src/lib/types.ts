@@ -330,8 +330,15 @@ export interface ImportReport {
   graph?: { nodes: number; relations: number; links: number };
 }
 
-/** POST /api/v1/window/import: the file imported, or cancelled. */
-export interface ImportedFile extends ImportReport {
+/** POST /api/v1/window/import/choose: the export picked (not read yet), or cancelled. */
+export interface ChosenFile {
   cancelled: boolean;
   path?: string;
+  name?: string;
+  bytes?: number;
+}
+
+/** POST /api/v1/window/import: the file imported. */
+export interface ImportedFile extends ImportReport {
+  path: string;
 }
