@@ -211,6 +211,13 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	if err != nil {
 		return fail(err)
 	}
+	if !st.ReadOnly() { // a crash cut an import off between its files and its memories
+		if n, err := e.Memory.FinishImport(ctx); err != nil {
+			return fail(err)
+		} else if n > 0 {
+			log.Warn("an import was interrupted before its memories were stored; the workspace files it had written are taken back", "files", n)
+		}
+	}
 	if e.Token, err = api.LoadOrCreateToken(cfg.Paths.Config); err != nil {
 		return fail(fmt.Errorf("API token: %w", err))
 	}

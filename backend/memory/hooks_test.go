@@ -2,3 +2,10 @@ package memory
 
 // DecayBatch lets the tests of package memory_test fade in small batches.
 var DecayBatch = &decayBatch
+
+// AfterImportFiles sets what runs between an import's files and its
+// commit (where a crash would cut it off), for package memory_test.
+func AfterImportFiles(f func()) (undo func()) {
+	afterImportFiles = f
+	return func() { afterImportFiles = nil }
+}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,8 +50,10 @@ type importBatch struct {
 //
 // The files are written before the memories are committed: if a file or
 // the commit fails (a full disk), the files this import wrote are taken
-// back, so a failed import leaves nothing. (A crash between the files and
-// the commit leaves the files: importing the export again finishes it.)
+// back, so a failed import leaves nothing. Across a crash too: the files
+// it is about to write are written down first (the JournalImport entry,
+// which the commit clears), and FinishImport takes back those a crash
+// left without their memories.
 func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	var rep ImportReport
 	b, err := s.readExport(r, &rep)
@@ -62,6 +66,10 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 		for _, f := range wrote { // best effort: the error already says what failed
 			_ = s.workspace.Remove(context.WithoutCancel(ctx), f.Agent, f.File, f.ETag)
 		}
+		_ = s.store.SetJournal(context.WithoutCancel(ctx), JournalImport, "")
+	}
+	if err := s.journalFiles(ctx, b.files); err != nil {
+		return ImportReport{Lines: rep.Lines}, err
 	}
 	for _, f := range b.files {
 		doc, err := s.importFile(ctx, f, &rep)
@@ -72,6 +80,9 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 		if doc != nil {
 			wrote = append(wrote, *doc)
 		}
+	}
+	if afterImportFiles != nil {
+		afterImportFiles()
 	}
 	// New ids only, like adds: the read lock keeps an embedder switch
 	// from coming between the commit and the index update.
@@ -327,4 +338,83 @@ func goKind(k string) string {
 		return "an object"
 	}
 	return k
+}
+
+// JournalImport names the journal entry of an import under way: the
+// workspace files it writes before its rows commit.
+const JournalImport = "import"
+
+// journaledFile is a workspace file an import writes, by the hash of the
+// content it writes: a file changed since is not the import's to take back.
+type journaledFile struct {
+	Agent  string        `json:"agent"`
+	File   WorkspaceFile `json:"file"`
+	SHA256 string        `json:"sha256"`
+}
+
+// afterImportFiles, when set (tests), runs between an import's files and
+// its commit: where a crash leaves the files without their memories.
+var afterImportFiles func()
+
+// journalFiles writes down the workspace files an import is about to
+// write: those the agent does not have yet (a file already there is never
+// the import's to take back).
+func (s *Service) journalFiles(ctx context.Context, files []WorkspaceDoc) error {
+	if s.workspace == nil {
+		return nil
+	}
+	var list []journaledFile
+	for _, f := range files {
+		cur, err := s.workspace.Read(ctx, f.Agent, f.File)
+		if err != nil {
+			return err
+		}
+		if cur.Exists {
+			continue
+		}
+		sum := sha256.Sum256([]byte(f.Content))
+		list = append(list, journaledFile{Agent: f.Agent, File: f.File, SHA256: hex.EncodeToString(sum[:])})
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	doc, err := json.Marshal(list)
+	if err != nil {
+		return fmt.Errorf("journal the import: %w", err)
+	}
+	return s.store.SetJournal(ctx, JournalImport, string(doc))
+}
+
+// FinishImport takes back the workspace files of an import a crash cut
+// off before its memories were committed (the journal entry is still
+// there): each file that still holds what the import wrote goes. The
+// engine calls it at start. It returns how many files it took back.
+func (s *Service) FinishImport(ctx context.Context) (int, error) {
+	doc, err := s.store.Journal(ctx, JournalImport)
+	if err != nil || doc == "" {
+		return 0, err
+	}
+	var list []journaledFile
+	if err := json.Unmarshal([]byte(doc), &list); err != nil {
+		return 0, s.store.SetJournal(ctx, JournalImport, "") // unreadable: nothing to go by
+	}
+	n := 0
+	for _, f := range list {
+		if s.workspace == nil {
+			break
+		}
+		cur, err := s.workspace.Read(ctx, f.Agent, f.File)
+		if err != nil {
+			return n, fmt.Errorf("finish an interrupted import: %w", err)
+		}
+		sum := sha256.Sum256([]byte(cur.Content))
+		if !cur.Exists || hex.EncodeToString(sum[:]) != f.SHA256 {
+			continue // not written yet, or changed since: not the import's
+		}
+		if err := s.workspace.Remove(ctx, f.Agent, f.File, cur.ETag); err != nil {
+			return n, fmt.Errorf("finish an interrupted import: %w", err)
+		}
+		n++
+	}
+	return n, s.store.SetJournal(ctx, JournalImport, "")
 }

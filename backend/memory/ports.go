@@ -233,11 +233,16 @@ type Store interface {
 	// first, with its history and (withVectors) its saved vector.
 	ScanExport(ctx context.Context, scope Scope, withVectors bool, fn func(ExportRow) error) error
 	// ImportRows writes, in one transaction, the rows whose ids are new
-	// (with history and vectors) and returns their ids.
+	// (with history and vectors) and returns their ids. The same
+	// transaction clears the JournalImport entry.
 	// The graph is merged in the same transaction (see GraphExport): an
 	// entity already here by name is used as is, a relation already here
 	// (by id, or held with the same ends) only gains the evidence.
 	ImportRows(ctx context.Context, rows []ExportRow, g GraphExport) ([]string, GraphImportReport, error)
+	// SetJournal writes down (or, with doc "", clears) an entry of work
+	// that spans the store and files; Journal reads it ("" when none).
+	SetJournal(ctx context.Context, name, doc string) error
+	Journal(ctx context.Context, name string) (string, error)
 	// SetVectors stores new vectors; a row deleted or edited since its job
 	// was listed is skipped. It returns the ids of the updated rows that
 	// are live (the ones the index must hold).

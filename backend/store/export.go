@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
 
 	"hyatlas/backend/memory"
 )
@@ -105,11 +107,46 @@ func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow, g memor
 			written = append(written, r.Memory.ID)
 		}
 		var err error
-		graph, err = importGraph(ctx, tx, g, s.personOf)
+		if graph, err = importGraph(ctx, tx, g, s.personOf); err != nil {
+			return err
+		}
+		// Committed with the rows: the import's files are its own now.
+		_, err = tx.ExecContext(ctx, `DELETE FROM journal WHERE name = ?`, memory.JournalImport)
 		return err
 	})
 	if err != nil {
 		return nil, memory.GraphImportReport{}, fmt.Errorf("import memories: %w", err)
 	}
 	return written, graph, nil
+}
+
+// SetJournal writes down (doc) or, with doc "", clears the entry name of
+// work that spans the database and files (see memory.Journal).
+func (s *Store) SetJournal(ctx context.Context, name, doc string) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if doc == "" {
+			_, err = tx.ExecContext(ctx, `DELETE FROM journal WHERE name = ?`, name)
+		} else {
+			_, err = tx.ExecContext(ctx, `INSERT INTO journal(name, doc, at) VALUES (?, ?, ?)
+				ON CONFLICT(name) DO UPDATE SET doc = excluded.doc, at = excluded.at`, name, doc, time.Now().UnixMilli())
+		}
+		if err != nil {
+			return fmt.Errorf("journal %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+// Journal reads the entry name ("" when there is none).
+func (s *Store) Journal(ctx context.Context, name string) (string, error) {
+	var doc string
+	err := s.reader.QueryRowContext(ctx, `SELECT doc FROM journal WHERE name = ?`, name).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read journal %s: %w", name, err)
+	}
+	return doc, nil
 }
