@@ -19,7 +19,8 @@ const (
 	codeUnauthorized     memory.Code = "unauthorized"
 	codeMethodNotAllowed memory.Code = "method_not_allowed"
 	codeTooLarge         memory.Code = "too_large"
-	codeRefused          memory.Code = "refused" // the guard
+	codeRefused          memory.Code = "refused"     // the guard
+	codeNotOffered       memory.Code = "not_offered" // a public-contract route this app does not offer
 )
 
 // statusOf maps every error code to its HTTP status, in one place.
@@ -36,12 +37,17 @@ var statusOf = map[memory.Code]int{
 	codeMethodNotAllowed: http.StatusMethodNotAllowed,
 	codeTooLarge:         http.StatusRequestEntityTooLarge,
 	codeRefused:          http.StatusForbidden,
+	codeNotOffered:       http.StatusNotImplemented,
 }
 
 // ErrorBody is the one error shape of the API: {"error": ..., "code": ...}.
 type ErrorBody struct {
 	Error string      `json:"error"`
 	Code  memory.Code `json:"code"`
+	// What the public contract's clients read from a refusal of these two
+	// routes: add's success, delete_all's deleted_count.
+	Success      *bool `json:"success,omitempty"`
+	DeletedCount *int  `json:"deleted_count,omitempty"`
 }
 
 // writeError answers with err's status and the error shape. Internal
@@ -55,7 +61,14 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if status >= 500 && log != nil {
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writeJSON(w, status, ErrorBody{Error: memory.ErrorMessage(err), Code: code})
+	body := ErrorBody{Error: memory.ErrorMessage(err), Code: code}
+	switch r.URL.Path {
+	case "/api/v1/add":
+		body.Success = new(bool)
+	case "/api/v1/delete_all":
+		body.DeletedCount = new(int)
+	}
+	writeJSON(w, status, body)
 }
 
 // writeJSON writes v as the reply. It is encoded before the status goes

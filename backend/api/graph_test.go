@@ -82,12 +82,20 @@ func TestGraphEndpoints(t *testing.T) {
 	}
 
 	g := a.do(req{path: "/api/v1/graph?node=alice&user_id=alice"}).json(t)
-	if g["node"].(map[string]any)["label"] != "Alice" || len(g["neighbors"].([]any)) != 2 || g["edge_count"].(float64) != 2 {
+	if g["node"] != "alice" || g["center"].(map[string]any)["label"] != "Alice" || len(g["neighbors"].([]any)) != 2 || g["edge_count"].(float64) != 2 {
 		t.Fatalf("graph node: %v", g)
 	}
 	post := a.post("/api/v1/graph", map[string]any{"node": "Globex"}, 200)
 	if nb := post["neighbors"].([]any); len(nb) != 1 || nb[0].(map[string]any)["incoming"] != true {
 		t.Fatalf("graph POST: %v", post)
+	}
+	// As in the public contract: no node, or one not in the graph, is no
+	// error: the counts, and no neighbours.
+	for _, path := range []string{"/api/v1/graph", "/api/v1/graph?node=nobody"} {
+		g := a.do(req{path: path}).json(t)
+		if nb, ok := g["neighbors"].([]any); !ok || len(nb) != 0 || g["node_count"].(float64) != 3 || g["center"] != nil {
+			t.Fatalf("%s: %v", path, g)
+		}
 	}
 	st := a.do(req{path: "/api/v1/status"}).json(t)
 	if st["graph_nodes"].(float64) != 3 || st["graph_edges"].(float64) != 2 {
@@ -107,8 +115,6 @@ func TestGraphEndpoints(t *testing.T) {
 		{"GET", "/api/v1/graph-as-of?n=100000", http.StatusUnprocessableEntity},
 		{"GET", "/api/v1/graph/changes", http.StatusBadRequest},
 		{"GET", "/api/v1/graph/changes?from=10&to=5", http.StatusUnprocessableEntity},
-		{"GET", "/api/v1/graph?node=nobody", http.StatusNotFound},
-		{"GET", "/api/v1/graph", http.StatusBadRequest},
 		{"POST", "/api/v1/graph-as-of", http.StatusMethodNotAllowed},
 	}
 	for _, b := range bad {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"time"
 
 	"hyatlas/backend/memory"
 )
@@ -16,6 +17,7 @@ type DigestResponse struct {
 	Report     *memory.ConsolidationReport `json:"report,omitempty"`
 	Runs       *int                        `json:"runs,omitempty"`
 	Last       *memory.ConsolidationReport `json:"last,omitempty"`
+	LastAt     *time.Time                  `json:"last_at,omitempty"` // when the last pass began (GET)
 	GraphNodes int                         `json:"graph_nodes"`
 	GraphEdges int                         `json:"graph_edges"`
 }
@@ -42,6 +44,10 @@ func (s *Server) digest(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		st := s.mem.ConsolidationStatus()
 		out.Runs, out.Last = &st.Passes, st.Last
+		if st.Last != nil {
+			at := st.Last.StartedAt
+			out.LastAt = &at
+		}
 	}
 	nodes, edges, err := s.mem.GraphCounts(r.Context())
 	if err != nil {
@@ -50,4 +56,16 @@ func (s *Server) digest(w http.ResponseWriter, r *http.Request) error {
 	out.DigestOK, out.GraphNodes, out.GraphEdges = true, nodes, edges
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// adminNotOffered answers the public contract's maintenance routes
+// (POST /api/v1/admin/compact_raw, /api/v1/admin/dedupe_facts) as that
+// contract gates them, 403 without HYATLAS_ADMIN=on, and then says what
+// does their work here (501): a script learns "not here" rather than
+// "wrong server".
+func (s *Server) adminNotOffered(w http.ResponseWriter, r *http.Request) error {
+	if !s.mem.Config().Admin {
+		return memory.Errorf(memory.EFORBIDDEN, "maintenance endpoints need HYATLAS_ADMIN=on")
+	}
+	return memory.Errorf(codeNotOffered, "not offered by HyAtlas Desktop: consolidation merges duplicate facts, and raw turns are pruned by HYATLAS_RAW_RETENTION (see the README)")
 }

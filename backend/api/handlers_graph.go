@@ -197,7 +197,8 @@ type NeighbourJSON struct {
 
 // GraphResponse is the reply of /api/v1/graph.
 type GraphResponse struct {
-	Node       NodeJSON        `json:"node"`
+	Node       string          `json:"node"`             // the node asked for (the contract's)
+	Center     *NodeJSON       `json:"center,omitempty"` // it, found (ours)
 	Neighbors  []NeighbourJSON `json:"neighbors"`
 	NodeCount  int             `json:"node_count"`
 	EdgeCount  int             `json:"edge_count"`
@@ -217,7 +218,11 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := GraphResponse{Node: toNodeJSON(g.Node), Neighbors: []NeighbourJSON{}, NodeCount: g.NodeCount, EdgeCount: g.EdgeCount}
+	out := GraphResponse{Node: strings.TrimSpace(req.Node), Neighbors: []NeighbourJSON{}, NodeCount: g.NodeCount, EdgeCount: g.EdgeCount}
+	if g.Node.ID != "" {
+		c := toNodeJSON(g.Node)
+		out.Center = &c
+	}
 	for _, nb := range g.Neighbours {
 		out.Neighbors = append(out.Neighbors, NeighbourJSON{ID: nb.Node.ID, Label: nb.Node.Name, Relation: nb.Relation,
 			Incoming: nb.Incoming, Edge: toEdgeJSON(nb.Edge)})

@@ -60,15 +60,20 @@ type StatusJSON struct {
 	Retired int `json:"retired"`
 	// Changes moves whenever anything stored changed (a count of committed
 	// writes since start): live views read again when it does.
-	Changes     uint64                 `json:"changes"`
-	VDBPoints   int                    `json:"vdb_points"`
-	Embedder    memory.EmbedderInfo    `json:"embedder"`
-	MinScore    float64                `json:"min_score"`
-	Reembed     memory.ReembedProgress `json:"reembed"`
-	DataDir     string                 `json:"data_dir"`
-	Uptime      int64                  `json:"uptime"`
-	Auth        bool                   `json:"auth"`
-	IndexFaults int64                  `json:"index_faults"`
+	Changes   uint64 `json:"changes"`
+	VDBPoints int    `json:"vdb_points"`
+	// The public contract's names of the vector store and its size: the
+	// in-process index (one collection), and the embedder's dimensions.
+	VDBProvider   string                 `json:"vdb_provider"`
+	VDBCollection string                 `json:"vdb_collection"`
+	EmbedDims     int                    `json:"embed_dims"`
+	Embedder      memory.EmbedderInfo    `json:"embedder"`
+	MinScore      float64                `json:"min_score"`
+	Reembed       memory.ReembedProgress `json:"reembed"`
+	DataDir       string                 `json:"data_dir"`
+	Uptime        int64                  `json:"uptime"`
+	Auth          bool                   `json:"auth"`
+	IndexFaults   int64                  `json:"index_faults"`
 	// Storage is "ok", or why nothing can be stored now (a full disk, a
 	// data folder that may not be written).
 	Storage string `json:"storage"`
@@ -93,7 +98,8 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 		ExtractSync: onOff(s.cfg.ExtractSync), WritePipeline: s.mem.WritePipeline(r.Context()), Storage: "ok",
 		Writes: st.Writes, Searches: st.Searches, Layers: layerCounts(st.Live),
 		Unextracted: st.Unextracted, Consolidations: -1, GraphNodes: st.GraphNodes, GraphEdges: st.GraphEdges,
-		Retired: st.Retired, Changes: st.Changes, VDBPoints: st.IndexLen, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,
+		Retired: st.Retired, Changes: st.Changes, VDBPoints: st.IndexLen, VDBProvider: "hyatlas-local",
+		VDBCollection: "memories", EmbedDims: info.Dims, Embedder: info, MinScore: s.mem.MinScore(), Reembed: st.Reembed,
 		DataDir: s.cfg.DataDir, Uptime: int64(time.Since(s.cfg.Started).Seconds()),
 		Auth: s.cfg.Auth, IndexFaults: st.IndexFaults, Consolidating: st.Consolidating,
 	}

@@ -54,12 +54,14 @@ func (s *Server) register() {
 		{"POST", "/api/v1/delete_all", s.deleteAll},                          // id, layer, user_id, agent_id, all, confirm
 		{"DELETE", "/api/v1/delete_all", s.deleteAll},                        // same
 		{"POST", "/api/v1/flush", s.flushNow},
-		{"POST", "/api/v1/reprocess", s.reprocess},       // ids, max; 202, queued
-		{"POST", "/api/v1/digest", s.digest},             // a consolidation pass now; its report
-		{"GET", "/api/v1/digest", s.digest},              // passes since start, the last report
-		{"POST", "/api/v1/llm/key", s.handKey},           // key; this machine only, memory only
-		{"GET", "/api/v1/settings/llm-key", s.keyStatus}, // is_set, origin; never the key
-		{"PUT", "/api/v1/settings/llm-key", s.saveKey},   // key, memory_only
+		{"POST", "/api/v1/reprocess", s.reprocess},                // ids, max; 202, queued
+		{"POST", "/api/v1/admin/compact_raw", s.adminNotOffered},  // the public contract's maintenance: 403 without admin, else 501
+		{"POST", "/api/v1/admin/dedupe_facts", s.adminNotOffered}, // same
+		{"POST", "/api/v1/digest", s.digest},                      // a consolidation pass now; its report
+		{"GET", "/api/v1/digest", s.digest},                       // passes since start, the last report
+		{"POST", "/api/v1/llm/key", s.handKey},                    // key; this machine only, memory only
+		{"GET", "/api/v1/settings/llm-key", s.keyStatus},          // is_set, origin; never the key
+		{"PUT", "/api/v1/settings/llm-key", s.saveKey},            // key, memory_only
 		{"DELETE", "/api/v1/settings/llm-key", s.deleteKey},
 		{"GET", "/api/v1/settings", s.getSettings},            // saved, next, running, pinned
 		{"PUT", "/api/v1/settings", s.putSettings},            // llm_base, llm_model, mode, sync_extract, schedules

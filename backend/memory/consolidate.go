@@ -162,15 +162,20 @@ type ConsolidationReport struct {
 	FactsIn         int `json:"facts_in"`
 	OwnersRun       int `json:"owners_run"`
 	OwnersUnchanged int `json:"owners_unchanged"`
-	SkippedOwners   int `json:"skipped_owners"`
-	ClustersRun     int `json:"clusters_run"`
-	ClustersPending int `json:"clusters_pending"`
-	Merged          int `json:"merged"`
-	Edges           int `json:"edges"`
-	Dropped         int `json:"dropped"`
-	Schemas         int `json:"schemas"`
-	CrossSchemas    int `json:"cross_schemas"`
-	Arc             int `json:"arc"`
+	SkippedOwners   int `json:"skipped_owners_count"`
+	// SkippedOwnerKeys are the owners whose due topics were all skipped
+	// (the public contract's skipped_owners, a list; absent when none).
+	SkippedOwnerKeys []string `json:"skipped_owners,omitempty"`
+	ClustersRun      int      `json:"clusters_run"`
+	ClustersPending  int      `json:"clusters_pending"`
+	Merged           int      `json:"merged"`
+	Edges            int      `json:"edges"`
+	Dropped          int      `json:"dropped"`
+	Schemas          int      `json:"schemas"`
+	CrossSchemas     int      `json:"cross_schemas"`
+	Arc              int      `json:"arcs"` // arcs written
+	// ArcWritten: an arc was written (the public contract's arc, a bool).
+	ArcWritten bool `json:"arc"`
 	// Refused counts the parts of the replies that failed a guard and
 	// were ignored (a merge of unrelated facts, a drop without a reason,
 	// a relation on one turn, ...).

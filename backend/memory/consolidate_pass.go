@@ -131,6 +131,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 			rep.OwnersRun++
 		case len(skipped) > 0:
 			rep.SkippedOwners++
+			rep.SkippedOwnerKeys = append(rep.SkippedOwnerKeys, o.key)
 		default:
 			rep.OwnersUnchanged++
 		}
@@ -349,6 +350,7 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 					rep.Schemas += out.schemas
 					rep.Edges += out.edges
 					rep.Arc += out.arc
+					rep.ArcWritten = rep.Arc > 0
 					rep.Refused += out.refused
 					rep.Errors = append(rep.Errors, out.errs...)
 				}

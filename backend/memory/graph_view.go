@@ -216,11 +216,18 @@ func (s *Service) GraphNeighbours(ctx context.Context, userID, agentID, node str
 	if s.graphStore == nil {
 		return GraphNeighbourhood{}, Errorf(EUNAVAILABLE, "the knowledge graph is not available")
 	}
-	if strings.TrimSpace(node) == "" {
-		return GraphNeighbourhood{}, Errorf(EBADREQUEST, "node required")
-	}
 	scope := s.graphScope(userID, agentID)
+	counts := func() (GraphNeighbourhood, error) {
+		nodes, held, err := s.graphStore.GraphCounts(ctx, scope)
+		return GraphNeighbourhood{Neighbours: []GraphNeighbour{}, NodeCount: nodes, EdgeCount: held}, err
+	}
+	if strings.TrimSpace(node) == "" {
+		return counts() // the public contract: no node asks for the counts
+	}
 	center, edges, others, err := s.graphStore.GraphAround(ctx, scope, strings.TrimSpace(node))
+	if ErrorCode(err) == ENOTFOUND {
+		return counts() // a node not (yet) in the graph has no neighbours
+	}
 	if err != nil {
 		return GraphNeighbourhood{}, fmt.Errorf("graph around %q: %w", node, err)
 	}

@@ -123,8 +123,8 @@ func TestParseModeReaderHow(t *testing.T) {
 			t.Errorf("ParseReader(%q) = %s, %v; want %s", in, got, err, want)
 		}
 	}
-	if _, err := ParseReader("magic"); ErrorCode(err) != EINVALID {
-		t.Errorf("ParseReader(magic) err = %v", err)
+	if got, err := ParseReader("hybrid_v2"); err != nil || got != ReaderHybrid { // the public contract: any other value is hybrid
+		t.Errorf("ParseReader(hybrid_v2) = %s, %v", got, err)
 	}
 	if h, err := ParseRetireHow("", RetiredDropped); err != nil || h != RetiredDropped {
 		t.Errorf("default how = %s, %v", h, err)

@@ -39,7 +39,9 @@ func ParseReader(s string) (Reader, error) {
 	case "hybrid_tag", "keyword":
 		return ReaderKeyword, nil
 	default:
-		return "", Errorf(EINVALID, "unknown reader %q (valid: hybrid, vector, keyword, legacy, semantic, hybrid_tag)", s)
+		// As in the public contract: anything else ("hybrid_v2", a new
+		// dashboard's tab) is the full hybrid recall.
+		return ReaderHybrid, nil
 	}
 }
 

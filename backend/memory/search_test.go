@@ -166,7 +166,6 @@ func TestSearch_LimitAndValidation(t *testing.T) {
 		{memory.SearchInput{Query: "kiwi", Layer: "l9"}, memory.EINVALID},
 		{memory.SearchInput{Query: "kiwi", MinScore: f64(-0.5)}, memory.EINVALID},
 		{memory.SearchInput{Query: "kiwi", MinScore: f64(1.5)}, memory.EINVALID},
-		{memory.SearchInput{Query: "kiwi", Reader: "psychic"}, memory.EINVALID},
 	}
 	for _, b := range bad {
 		if _, err := r.svc.Search(context.Background(), b.in); memory.ErrorCode(err) != b.code {
