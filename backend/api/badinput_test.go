@@ -78,7 +78,14 @@ func TestBadInput_ClearErrorAndNoChange(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
 			}
 			body := r.json(t)
-			if body["code"] != tt.code || body["error"] == "" || len(body) != 2 {
+			// {error, code}; add's and delete_all's refusals also carry what
+			// the public contract's clients read there (success, deleted_count).
+			extra := map[string]string{"/api/v1/add": "success", "/api/v1/delete_all": "deleted_count"}[strings.SplitN(tt.q.path, "?", 2)[0]]
+			want := 2
+			if _, ok := body[extra]; ok && extra != "" {
+				want = 3
+			}
+			if body["code"] != tt.code || body["error"] == "" || len(body) != want {
 				t.Errorf("error shape = %v, want code %q and a message", body, tt.code)
 			}
 			if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {

@@ -72,6 +72,11 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 		} else {
 			out.edges++
 		}
+		if !rec.ValidTo.IsZero() && !rec.ValidTo.After(now) {
+			// Learnt late, it ended already (where a later one began): the
+			// graph keeps its history, recall does not offer it as true now.
+			continue
+		}
 		m := p.newRow(LayerKnowledge, text, categoryRelation, in.ValidFrom)
 		m.Source = sourceConsol
 		m.SourceIDs = append(append([]string(nil), in.Facts...), in.Turns...)

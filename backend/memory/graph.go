@@ -225,8 +225,13 @@ func planExclusive(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 				continue
 			}
 			began := h.Began()
-			if !next.ValidFrom.IsZero() && next.ValidFrom.Before(began) {
-				// Late: an older relation ends where the later one began.
+			start := next.ValidFrom
+			if start.IsZero() {
+				start = at // an unknown start counts from when it is learnt
+			}
+			if start.Before(began) {
+				// Late (or the held one begins later still): the older
+				// relation ends where the later one began.
 				if next.ValidTo.IsZero() || began.Before(next.ValidTo) {
 					next.ValidTo = began
 				}

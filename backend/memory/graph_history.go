@@ -30,10 +30,12 @@ func (s *Service) GraphHistory(ctx context.Context, userID, agentID string) (Gra
 	scope := s.graphScope(userID, agentID)
 	out := GraphHistory{Nodes: []GraphNode{}, Records: []GraphEdge{}}
 	degree := map[string]int{}
+	touched := map[string]bool{} // the entities the kept records touch (a person's, maybe made through another agent)
 	for _, e := range edges {
 		if !scope.Covers(e.Owner) {
 			continue
 		}
+		touched[e.From], touched[e.To] = true, true
 		if len(out.Records) == MaxHistoryRecords {
 			return GraphHistory{}, Errorf(EINVALID, "the graph has more than %d records: ask for one owner", MaxHistoryRecords)
 		}
@@ -45,7 +47,7 @@ func (s *Service) GraphHistory(ctx context.Context, userID, agentID string) (Gra
 		}
 	}
 	for _, n := range nodes {
-		if scope.Covers(n.Owner) {
+		if scope.Covers(n.Owner) || touched[n.ID] {
 			n.Degree = degree[n.ID]
 			out.Nodes = append(out.Nodes, n)
 		}

@@ -142,8 +142,8 @@ func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge) (b
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM graph_edges WHERE rel_id = ?)`, first.ID).Scan(&here); err != nil {
 		return false, fmt.Errorf("import relation %s: %w", first.ID, err)
 	}
-	if here {
-		return false, nil
+	if here { // known here already: it gains the evidence learnt since
+		return false, importEvidence(ctx, tx, first.ID, first)
 	}
 	into := first.ID
 	for _, e := range recs {
@@ -178,15 +178,24 @@ func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge) (b
 			}
 		}
 	}
-	kinds, err := evidenceKinds(ctx, tx, append(append([]string(nil), first.Facts...), first.Turns...))
-	if err != nil {
+	if err := importEvidence(ctx, tx, into, first); err != nil {
 		return false, err
+	}
+	return into == first.ID, nil
+}
+
+// importEvidence adds to relation into the evidence the imported relation
+// rests on that is here (memories not imported are dropped).
+func importEvidence(ctx context.Context, tx *sql.Tx, into string, rel memory.GraphEdge) error {
+	kinds, err := evidenceKinds(ctx, tx, append(append([]string(nil), rel.Facts...), rel.Turns...))
+	if err != nil {
+		return err
 	}
 	for id, kind := range kinds {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO graph_evidence (rel_id, memory_id, kind) VALUES (?, ?, ?)`,
 			into, id, kind); err != nil {
-			return false, fmt.Errorf("import the evidence of %s: %w", first.ID, err)
+			return fmt.Errorf("import the evidence of %s: %w", rel.ID, err)
 		}
 	}
-	return into == first.ID, nil
+	return nil
 }

@@ -119,6 +119,22 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 			}
 			cas.Restored = append(cas.Restored, row)
 		}
+		// The relations it ended (an exclusive one learnt meanwhile) are
+		// no longer offered as true now: their rows retire as replaced.
+		if len(p.End) > 0 {
+			ended := make([]string, len(p.End))
+			for i, e := range p.End {
+				ended[i] = e.ID
+			}
+			by := ""
+			if len(rows) > 0 {
+				by = rows[0]
+			}
+			if err := retireRelationRows(ctx, tx, ended, memory.Retirement{How: memory.RetiredReplaced, By: by,
+				Reason: "the relation ended", At: at}, cas); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -189,6 +189,13 @@ func unmergeWhenWhole(ctx context.Context, tx *sql.Tx, merged string, at time.Ti
 	if live < len(ids) {
 		return nil
 	}
+	// The relations that rest on the merged fact rest on its facts again,
+	// so retiring it expires none of them (every fact stating them is live).
+	for _, id := range ids {
+		if err := passEvidence(ctx, tx, merged, id); err != nil {
+			return err
+		}
+	}
 	return retireAlong(ctx, tx, merged, memory.Retirement{How: memory.RetiredDropped, Reason: reasonUnmerged, At: at}, cas)
 }
 
