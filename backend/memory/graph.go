@@ -344,7 +344,15 @@ func (s *Service) learnRelation(ctx context.Context, in RelationInput) (e GraphE
 		in.At = s.now()
 	}
 	e, err = s.graphStore.LearnRelation(ctx, in, func(held []GraphEdge, next GraphEdge) GraphPlan {
-		p := PlanRelation(held, next, in.At)
+		// A belief is never recorded before one it ends or follows was:
+		// a clock read earlier (a parallel pass's other topic) moves on.
+		at := in.At
+		for _, h := range held {
+			if !h.RecordedAt.Before(at) {
+				at = h.RecordedAt.Add(time.Millisecond)
+			}
+		}
+		p := PlanRelation(held, next, at)
 		recited = p.Recite != ""
 		return p
 	})

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -265,5 +266,25 @@ func TestGraph_AnUndatedJobDoesNotEndAFutureOneBeforeItBegins(t *testing.T) {
 		if !e.ValidTo.IsZero() && e.ValidTo.Before(e.Began()) {
 			t.Errorf("record %s ends (%s) before it begins (%s)", e.ID, ymd(e.ValidTo), ymd(e.Began()))
 		}
+	}
+}
+
+// A relation learnt with a clock read earlier than the records it ends
+// were recorded (two topics of one person in a parallel pass) is recorded
+// after them: the recorded axis never shows a belief before HyAtlas
+// learnt it (README: "recorded: the records held at ts, what the app
+// believed then").
+func TestGraph_NoBeliefIsShownBeforeItWasLearnt(t *testing.T) {
+	r := graphRig(t)
+	o := memory.Owner{UserID: "alice"}
+	f := func(s string) string {
+		return r.put(t, memory.Memory{Layer: memory.LayerFact, Content: s, Owner: o}).ID
+	}
+	learnJob(t, r, o, "Globex", "2024-01-01", "2025-06-02", f("Alice works at Globex"))
+	learnJob(t, r, o, "Initech", "2025-03-01", "2025-06-01", f("Alice moved to Initech"))
+	if got := edgesAt(t, r, memory.AxisRecorded, "2025-06-01"); slices.ContainsFunc(got, func(s string) bool {
+		return strings.Contains(s, "Globex")
+	}) {
+		t.Errorf("recorded axis 2025-06-01 (before Globex was learnt on 2025-06-02): %q", got)
 	}
 }

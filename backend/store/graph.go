@@ -50,7 +50,11 @@ func (s *Store) LearnRelation(ctx context.Context, in memory.RelationInput, plan
 			Exclusive: in.Exclusive, ValidFrom: in.ValidFrom})
 		rel := p.Recite
 		if rel == "" {
-			if err := endRecords(ctx, tx, p.End, in.At, p.New.ID); err != nil {
+			at := in.At
+			if p.New.RecordedAt.After(at) { // the plan moved past what it follows
+				at = p.New.RecordedAt
+			}
+			if err := endRecords(ctx, tx, p.End, at, p.New.ID); err != nil {
 				return err
 			}
 			if err := insertRecord(ctx, tx, p.New); err != nil {
