@@ -288,3 +288,29 @@ func TestGraph_NoBeliefIsShownBeforeItWasLearnt(t *testing.T) {
 		t.Errorf("recorded axis 2025-06-01 (before Globex was learnt on 2025-06-02): %q", got)
 	}
 }
+
+// An import that brings an exclusive relation (Alice works at Acme from
+// 2024) into a HyAtlas that holds another of the same subject (Globex from
+// 2023) keeps one job at a time, as learning it would (README: "facts can
+// arrive in any order").
+func TestGraph_ImportKeepsOneJobAtATime(t *testing.T) {
+	ctx := context.Background()
+	o := memory.Owner{UserID: "alice"}
+	a := graphRig(t)
+	acme := a.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Acme", Owner: o}).ID
+	learnJob(t, a, o, "Acme", "2024-01-01", "2024-02-01", acme)
+	var buf bytes.Buffer
+	if _, err := a.svc.Export(ctx, &buf, memory.ExportInput{}); err != nil {
+		t.Fatal(err)
+	}
+	b := graphRig(t)
+	globex := b.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice works at Globex", Owner: o}).ID
+	learnJob(t, b, o, "Globex", "2023-01-01", "2023-02-01", globex)
+	if _, err := b.svc.Import(ctx, bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	got := edgesAt(t, b, memory.AxisValid, "2025-01-01")
+	if len(got) != 1 {
+		t.Errorf("valid axis 2025-01-01 after the import: %q; Alice works at one place at a time (Acme from 2024 ends Globex)", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"hyatlas/backend/memory"
 )
@@ -85,8 +86,13 @@ func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport, personOf
 		e.From, e.To = ids[e.From], ids[e.To]
 		records[e.ID] = append(records[e.ID], e)
 	}
+	at := time.Now().UTC()
 	for _, rel := range order {
-		made, err := importRelation(ctx, tx, records[rel])
+		recs := records[rel]
+		made, err := importRelation(ctx, tx, recs)
+		if err == nil && made {
+			err = importedHoldsByTheRules(ctx, tx, recs, personOf(recs[0].Owner.UserID), at)
+		}
 		if err != nil {
 			return rep, err
 		}
@@ -133,6 +139,56 @@ func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode, person []st
 		return "", false, fmt.Errorf("import entity %q: %w", n.Name, err)
 	}
 	return id, true, nil
+}
+
+// importedHoldsByTheRules applies the one-at-a-time rule to a relation
+// just imported, as to one learnt: its held record ends the subject's
+// other exclusive one here (or, older, ends where that one began), so an
+// import never leaves two jobs open at once. The rows of the relations it
+// ends are no longer offered as true now.
+func importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge, person []string, at time.Time) error {
+	var h memory.GraphEdge
+	for _, e := range recs {
+		if e.Held() {
+			h = e
+		}
+	}
+	if h.ID == "" || !h.Exclusive {
+		return nil
+	}
+	held, err := heldOfSubject(ctx, tx, person, h.From, h.Relation)
+	if err != nil {
+		return err
+	}
+	others := held[:0]
+	for _, o := range held {
+		if o.ID != h.ID {
+			others = append(others, o)
+		}
+	}
+	p := memory.PlanRehold(others, h, at)
+	if p.Recite != "" {
+		return nil
+	}
+	if err := endRecords(ctx, tx, p.End, at, h.ID); err != nil {
+		return err
+	}
+	if len(p.End) > 0 {
+		ended := make([]string, len(p.End))
+		for i, e := range p.End {
+			ended[i] = e.ID
+		}
+		if err := retireRelationRows(ctx, tx, ended, memory.Retirement{How: memory.RetiredReplaced,
+			Reason: "the relation ended", At: at}, &memory.Cascade{}); err != nil {
+			return err
+		}
+	}
+	if !p.New.ValidTo.IsZero() && !p.New.ValidTo.Equal(h.ValidTo) { // older: it ends where a later one began
+		closed := h
+		closed.ValidTo = p.New.ValidTo
+		return endRecords(ctx, tx, []memory.GraphEdge{closed}, at, "")
+	}
+	return nil
 }
 
 // importRelation brings in one relation's records (see importGraph).
