@@ -19,7 +19,7 @@ func (s *Service) Compact(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	gen := s.generation()
-	owners, err := s.factsByOwner(ctx)
+	owners, err := s.factsByOwner(ctx, false)
 	if err != nil {
 		return 0, err
 	}

@@ -16,7 +16,8 @@ import (
 type clusterJob struct {
 	owner    string // the owner key (its alias group)
 	gen      uint64 // the store generation its facts were read in
-	scope    Scope
+	scope    Scope  // exactly the owner's rows (see factsByOwner)
+	person   Scope  // the person's rows of every agent: their graph
 	cluster  Cluster
 	rowOwner Owner             // owner of the rows the call writes: its newest fact's
 	facts    map[string]Memory // its live facts when the pass began

@@ -124,7 +124,7 @@ func (s *Service) ConsolidationDue(ctx context.Context) (bool, error) {
 	if !s.HasSlowPath() {
 		return false, nil
 	}
-	owners, err := s.factsByOwner(ctx)
+	owners, err := s.factsByOwner(ctx, true)
 	if err != nil {
 		return false, err
 	}

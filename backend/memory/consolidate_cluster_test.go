@@ -119,3 +119,23 @@ func TestClusterDue(t *testing.T) {
 		}
 	}
 }
+
+// Each owner key names one owner: an agent's key is never a user's, nor
+// another agent's.
+func TestOwnerKeyKeepsAgentsAndUsersApart(t *testing.T) {
+	keys := map[string]bool{}
+	for _, k := range []string{
+		ownerKey([]string{"amy"}, ""),
+		ownerKey([]string{"amy"}, "hermes"),
+		ownerKey([]string{"amy/hermes"}, ""),
+		ownerKey([]string{"amy"}, "hermes/x"),
+		ownerKey([]string{"amy/hermes"}, "x"),
+		ownerKey([]string{"amy", "bea"}, ""),
+		ownerKey([]string{"amy,bea"}, ""),
+	} {
+		if keys[k] {
+			t.Errorf("owner key %q names two owners", k)
+		}
+		keys[k] = true
+	}
+}

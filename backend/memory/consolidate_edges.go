@@ -83,7 +83,7 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 		m.Metadata = map[string]string{MetaRelation: rec.ID, MetaTopic: job.cluster.ID}
 	}
 	if len(p.rows) > 0 {
-		if err := s.retireEndedRelations(ctx, job.scope, p, now); err != nil {
+		if err := s.retireEndedRelations(ctx, job.person, p, now); err != nil {
 			errs = append(errs, err)
 		}
 		if err := p.embed(ctx); err != nil {
@@ -115,6 +115,8 @@ func (s *Service) hasRelationRow(ctx context.Context, scope Scope, rel, text str
 // that the new ones in p ended (an exclusive relation: Alice works at
 // Globex ends Alice works at Acme). The graph keeps the ended relation's
 // history; recall stops offering it as current. Restore brings it back.
+// The graph is the person's, so scope covers every agent's rows: a job
+// one agent learns ends the row another agent holds for the old one.
 func (s *Service) retireEndedRelations(ctx context.Context, scope Scope, p *promotion, now time.Time) error {
 	byRelation := map[string]string{} // new relation id -> its L5 row
 	for _, m := range p.rows {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -89,13 +88,6 @@ func (s *Service) Consolidate(ctx context.Context) (ConsolidationReport, error) 
 	}
 }
 
-// ownerFacts is one owner's live facts, oldest first.
-type ownerFacts struct {
-	key   string
-	scope Scope
-	facts []Memory
-}
-
 // runPass is one consolidation pass over every owner.
 func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	start := s.now().UTC()
@@ -108,7 +100,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	s.consolidating.Store(&ConsolidationProgress{Running: true})
 	defer s.consolidating.Store(nil)
 	gen := s.generation()
-	owners, err := s.factsByOwner(ctx)
+	owners, err := s.factsByOwner(ctx, true)
 	if err != nil {
 		return rep, err
 	}
@@ -184,6 +176,16 @@ func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, gen uint64, no
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("load clusters of %s: %w", o.key, err)
 	}
+	if o.agent != "" && st.NextSeq == 0 && len(st.Clusters) == 0 {
+		// Before consolidation ran per agent, an agent's facts were
+		// clustered with the person's: keep their clusters (and what they
+		// were called with), so an upgrade sends no topic again that did
+		// not change. The clustering below keeps this agent's facts only.
+		if st, err = s.cstore.LoadClusters(ctx, o.personKey); err != nil {
+			return nil, nil, nil, fmt.Errorf("load clusters of %s: %w", o.personKey, err)
+		}
+		st.CrossAt = time.Time{}
+	}
 	live := make([]string, len(o.facts))
 	byID := make(map[string]Memory, len(o.facts))
 	for i, f := range o.facts {
@@ -213,7 +215,7 @@ func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, gen uint64, no
 		if !due {
 			continue
 		}
-		job := &clusterJob{owner: o.key, gen: gen, scope: o.scope, cluster: c, facts: map[string]Memory{}}
+		job := &clusterJob{owner: o.key, gen: gen, scope: o.scope, person: o.person, cluster: c, facts: map[string]Memory{}}
 		for _, id := range c.Members {
 			f := byID[id]
 			job.facts[id] = f
@@ -251,56 +253,6 @@ func (s *Service) nearestFacts(ctx context.Context, scope Scope) nearestFunc {
 		return out
 	}
 }
-
-// factsByOwner reads every live L3 fact (task experiences aside), grouped
-// by owner: the alias group of the fact's user.
-func (s *Service) factsByOwner(ctx context.Context) ([]ownerFacts, error) {
-	const page = 1000
-	groups := map[string]*ownerFacts{}
-	for offset := 0; ; offset += page {
-		rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerFact}, Oldest: true, Offset: offset, Limit: page})
-		if err != nil {
-			return nil, fmt.Errorf("list facts to consolidate: %w", err)
-		}
-		for _, m := range rows {
-			if m.Category == CategoryExperience {
-				continue
-			}
-			ids := s.cfg.Aliases.Expand(m.Owner.UserID)
-			key := groupKey(ids)
-			g := groups[key]
-			if g == nil {
-				g = &ownerFacts{key: key, scope: Scope{UserIDs: ids}}
-				groups[key] = g
-			}
-			g.facts = append(g.facts, m)
-		}
-		if len(rows) < page {
-			break
-		}
-	}
-	out := make([]ownerFacts, 0, len(groups))
-	for _, g := range groups {
-		out = append(out, *g)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
-	return out, nil
-}
-
-// groupKey names an alias group (its sorted user ids): the ids joined by
-// commas, each with its own "%" and "," escaped, so the group {amy, bea}
-// and a user whose id is "amy,bea" never share the key (nor the topics
-// and consolidation state kept under it). Ids without those characters
-// keep the plain joined form.
-func groupKey(ids []string) string {
-	esc := make([]string, len(ids))
-	for i, id := range ids {
-		esc[i] = groupKeyEscape.Replace(id)
-	}
-	return strings.Join(esc, ",")
-}
-
-var groupKeyEscape = strings.NewReplacer("%", "%25", ",", "%2C")
 
 // callResult is how one cluster's call went.
 type callResult struct {
