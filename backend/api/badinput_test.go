@@ -69,6 +69,15 @@ func TestBadInput_ClearErrorAndNoChange(t *testing.T) {
 		{"whole-store delete without admin", req{method: "POST", path: "/api/v1/delete_all?all=true"}, 403, "forbidden"},
 		{"delete_all by GET", req{path: "/api/v1/delete_all?user_id=u1"}, 405, "method_not_allowed"},
 		{"forget without text", req{method: "POST", path: "/api/v1/forget", body: `{"user_id":"u1"}`}, 400, "bad_request"},
+		{"strength beyond any number", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"strength":1e400}`}, 400, "bad_request"},
+		{"malformed body on a new token", req{method: "POST", path: "/api/v1/token", body: `{"oops": [1,2,`}, 400, "bad_request"},
+		{"a field on a new token", req{method: "POST", path: "/api/v1/token", body: `{"token":"mine"}`}, 400, "bad_request"},
+		{"malformed body on a model install", req{method: "POST", path: "/api/v1/models/bge-small/install", body: `[]`}, 400, "bad_request"},
+		{"malformed body on a model cancel", req{method: "POST", path: "/api/v1/models/bge-small/cancel", body: `"hi"`}, 400, "bad_request"},
+		{"malformed body on restart", req{method: "POST", path: "/api/v1/restart", body: `{"a":`}, 400, "bad_request"},
+		{"malformed body on a sign-in link", req{method: "POST", path: "/api/v1/dashboard/link", body: `42`}, 400, "bad_request"},
+		{"malformed body on flush", req{method: "POST", path: "/api/v1/flush", body: `{"a":`}, 400, "bad_request"},
+		{"9 MiB body on flush", req{method: "POST", path: "/api/v1/flush", body: `{"text":"` + huge + `"}`}, 413, "too_large"},
 	}
 	before := a.counts()
 	for _, tt := range tests {
@@ -147,6 +156,8 @@ func TestBadInput_Messages(t *testing.T) {
 		{"a word for all", "POST", "/api/v1/delete_all", `{"all":"maybe","user_id":"u1"}`, 400, `field "all" must be a boolean, not a string`},
 		{"the reserved user all", "POST", "/api/v1/add", `{"text":"x","user_id":"all"}`, 422, `"all" is reserved`},
 		{"eleven steps", "POST", "/api/v1/memories/" + id + "/promote", `{"steps":11}`, 422, "steps must be from 1 to 10"},
+		{"a strength beyond any number", "PATCH", "/api/v1/memories/" + id, `{"strength":1e400}`, 400, `field "strength" is out of range: 1e400`},
+		{"a field for a route that takes none", "POST", "/api/v1/token", `{"token":"mine"}`, 400, `unknown field "token"`},
 		{"replaced by itself", "POST", "/api/v1/memories/" + id + "/retire", `{"by":"` + id + `"}`, 422, "cannot be replaced by itself"},
 		{"a strength for a raw turn", "PATCH", "/api/v1/memories/" + id, `{"strength":0.9}`, 422, "no strength to change"},
 		{"an empty category", "PATCH", "/api/v1/memories/" + id, `{"category":" "}`, 422, "category must not be empty"},

@@ -94,6 +94,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // endpoints); compat endpoints accept fields they do not know. A body that
 // is not UTF-8 is refused rather than read with its bad bytes replaced, and
 // so is anything but white space after the object (a stray "]" or "}").
+// A JSON null is read as no value at all, as JSON means it (clients send it
+// for "no options"); a required field it leaves out is refused as missing.
 func decodeJSON(r *http.Request, dst any, optional, strict bool) error {
 	body, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
@@ -134,6 +136,21 @@ func decodeJSON(r *http.Request, dst any, optional, strict bool) error {
 	}
 }
 
+// noBody checks the body of a route that takes none: empty or {}. A
+// malformed or unexpected body is refused before the route acts, so a
+// broken request never makes a token, starts a download or restarts.
+func noBody(r *http.Request) error {
+	return decodeJSON(r, &struct{}{}, true, true)
+}
+
+// ignoredBody checks the body of a public-contract route that ignores it:
+// empty or any JSON object (clients of the public contract send fields
+// this server has no use for), never malformed JSON or another value.
+func ignoredBody(r *http.Request) error {
+	var fields map[string]json.RawMessage
+	return decodeJSON(r, &fields, true, false)
+}
+
 // typeError says which field has the wrong kind of value, and what it
 // got: "field "limit" must be a whole number, not 2.5".
 func typeError(e *json.UnmarshalTypeError) error {
@@ -147,6 +164,8 @@ func typeError(e *json.UnmarshalTypeError) error {
 		return memory.Errorf(memory.EBADREQUEST, "body must be a JSON object, not %s", withArticle(got))
 	case e.Field == "":
 		return memory.Errorf(memory.EBADREQUEST, "every value must be %s, not %s", withArticle(want), withArticle(got))
+	case want == "number" && got == "number" && strings.HasPrefix(e.Type.Kind().String(), "float"): // 1e400
+		return memory.Errorf(memory.EBADREQUEST, "field %q is out of range: %s", e.Field, literal)
 	case want == "number" && got == "number": // 2.5 or 1e9 for a count
 		return memory.Errorf(memory.EBADREQUEST, "field %q must be a whole number, not %s", e.Field, literal)
 	default:

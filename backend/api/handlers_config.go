@@ -104,6 +104,9 @@ func (s *Server) testConnection(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) restart(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err
+	}
 	st, err := s.settingsOrUnavailable()
 	if err != nil {
 		return err

@@ -29,6 +29,11 @@ type DigestResponse struct {
 // and the last one. Without a slow path (lite, pro, no endpoint) both
 // answer digest_ok false with the reason.
 func (s *Server) digest(w http.ResponseWriter, r *http.Request) error {
+	if r.Method == http.MethodPost {
+		if err := ignoredBody(r); err != nil {
+			return err
+		}
+	}
 	out := DigestResponse{Mode: s.mem.Config().Mode}
 	if s.cfg.Digest == nil || !s.mem.HasSlowPath() {
 		out.Reason = "consolidation runs only in ultra mode with an extraction endpoint configured"

@@ -62,6 +62,9 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) installModel(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err
+	}
 	m, err := s.models()
 	if err != nil {
 		return err
@@ -74,6 +77,9 @@ func (s *Server) installModel(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) cancelModel(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err
+	}
 	m, err := s.models()
 	if err != nil {
 		return err

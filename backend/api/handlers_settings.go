@@ -71,6 +71,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 // the command line) go on with the new one, and every dashboard session
 // but the caller's ends. The new token is answered for "Copy token".
 func (s *Server) newToken(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err
+	}
 	tok, err := s.tokens.replace()
 	if err != nil {
 		return fmt.Errorf("make a new token (the old one stays): %w", err)

@@ -150,6 +150,9 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
 // flushNow finishes in-flight work and writes state (clients call it
 // before stopping the process).
 func (s *Server) flushNow(w http.ResponseWriter, r *http.Request) error {
+	if err := ignoredBody(r); err != nil {
+		return err
+	}
 	if err := s.flush(r.Context()); err != nil {
 		return err
 	}
@@ -159,6 +162,9 @@ func (s *Server) flushNow(w http.ResponseWriter, r *http.Request) error {
 
 // dashboardLink issues a fresh one-time sign-in link for the browser.
 func (s *Server) dashboardLink(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"url": s.DashboardURL("http://" + r.Host)})
 	return nil
 }

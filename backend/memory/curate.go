@@ -117,11 +117,36 @@ func (s *Service) Retire(ctx context.Context, id string, in RetireInput) (Memory
 		return Memory{}, Errorf(EINVALID, "a memory cannot be replaced by itself")
 	}
 	if by != "" {
-		if _, err := s.store.Get(ctx, by); err != nil {
-			return Memory{}, Errorf(EINVALID, "replacing memory %q does not exist", by)
+		if err := s.checkReplacer(ctx, strings.TrimSpace(id), by); err != nil {
+			return Memory{}, err
 		}
 	}
 	return s.retire(ctx, strings.TrimSpace(id), Retirement{How: how, Reason: in.Reason, By: by, At: s.now().UTC()})
+}
+
+// checkReplacer refuses a replacing memory that could not stand in for
+// row id: one that does not exist, is retired itself (two rows replaced
+// by each other would leave neither), or belongs to someone else. A
+// retired row shows its replacer, so that must be the same person's, and
+// an agent's row may be replaced by the agent's own or the person's own
+// (no agent), never by another agent's.
+func (s *Service) checkReplacer(ctx context.Context, id, by string) error {
+	rep, err := s.store.Get(ctx, by)
+	if err != nil {
+		return Errorf(EINVALID, "replacing memory %q does not exist", by)
+	}
+	m, err := s.store.Get(ctx, id)
+	if err != nil {
+		return err // the retire says the row is unknown
+	}
+	if !rep.Live() {
+		return Errorf(EINVALID, "replacing memory %q is retired itself; restore it first", by)
+	}
+	owner := Scope{UserIDs: s.cfg.Aliases.Expand(m.Owner.UserID), AgentID: m.Owner.AgentID, WithShared: true}
+	if !owner.Covers(rep.Owner) {
+		return Errorf(EINVALID, "replacing memory %q is not the same person's (or is another agent's)", by)
+	}
+	return nil
 }
 
 func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, error) {

@@ -50,12 +50,22 @@ func TestRetire_Validation(t *testing.T) {
 	r := newRig(t, memory.Config{})
 	m := r.add(t, "note", "u1")
 	ctx := context.Background()
+	others := r.add(t, "another person's note", "u2")
+	agents := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "an agent's note", Owner: memory.Owner{UserID: "u1", AgentID: "coder"}})
+	agents2 := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "another agent's note", Owner: memory.Owner{UserID: "u1", AgentID: "hermes"}})
+	gone := r.add(t, "a retired note", "u1")
+	if _, err := r.svc.Retire(ctx, gone.ID, memory.RetireInput{By: m.ID}); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		id   string
 		in   memory.RetireInput
 		code memory.Code
 	}{
+		{"replaced by another person's", m.ID, memory.RetireInput{By: others.ID, How: "replaced"}, memory.EINVALID},
+		{"replaced by another agent's", agents.ID, memory.RetireInput{By: agents2.ID, How: "replaced"}, memory.EINVALID},
+		{"replaced by a retired row (which it replaced)", m.ID, memory.RetireInput{By: gone.ID, How: "replaced"}, memory.EINVALID},
 		{"unknown id", "m-nope", memory.RetireInput{}, memory.ENOTFOUND},
 		{"unknown how", m.ID, memory.RetireInput{How: "vanished"}, memory.EINVALID},
 		{"unknown replacement", m.ID, memory.RetireInput{By: "m-ghost"}, memory.EINVALID},
@@ -67,8 +77,18 @@ func TestRetire_Validation(t *testing.T) {
 			t.Errorf("%s: %v, want %s", tt.name, err, tt.code)
 		}
 	}
-	if got, _ := r.store.Get(ctx, m.ID); !got.Live() {
-		t.Error("a refused retire changed the row")
+	for _, id := range []string{m.ID, agents.ID} {
+		if got, _ := r.store.Get(ctx, id); !got.Live() {
+			t.Errorf("a refused retire changed row %s", id)
+		}
+	}
+	// An agent's row may be replaced by the person's own, a person's by
+	// their agent's.
+	if _, err := r.svc.Retire(ctx, agents.ID, memory.RetireInput{By: m.ID, How: "replaced"}); err != nil {
+		t.Errorf("an agent's row replaced by the person's own: %v", err)
+	}
+	if _, err := r.svc.Retire(ctx, m.ID, memory.RetireInput{By: agents2.ID, How: "replaced"}); err != nil {
+		t.Errorf("the person's row replaced by their agent's: %v", err)
 	}
 }
 
