@@ -229,6 +229,6 @@ func runPrompt(ctx context.Context, e Env, args []string) error {
 		fmt.Fprintf(e.Stdout, "No memory of user %q is at or above strength %.2f yet: the prompt block is empty (promote one with `hyatlas promote ID`; another user's block: --user ID).\n", who, out.Threshold)
 		return nil
 	}
-	fmt.Fprintln(e.Stdout, strings.TrimRight(out.Prompt, "\n"))
+	fmt.Fprintln(e.Stdout, printable(strings.TrimRight(out.Prompt, "\n"), true))
 	return nil
 }

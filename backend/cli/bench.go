@@ -80,8 +80,8 @@ func runBenchSearch(ctx context.Context, e Env, args []string) error {
 	if *embedder != "" && *embedder != "glove" && *embedder != "hash" {
 		return usageError{fmt.Sprintf("bench search: --embed must be glove or hash, not %q", *embedder)}
 	}
-	if *queries <= 0 {
-		return usageError{"bench search: --queries must be positive"}
+	if *queries <= 0 || *queries > maxBenchSize {
+		return usageError{fmt.Sprintf("bench search: --queries must be from 1 to %d", maxBenchSize)}
 	}
 	return bench.RunSearch(ctx, bench.SearchOptions{Sizes: sizes, Embed: *embedder, Queries: *queries,
 		JSON: *asJSON, Out: e.Stdout, Progress: e.Stderr})
@@ -97,8 +97,8 @@ func runBenchGraph(ctx context.Context, e Env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	if *n <= 0 || *queries <= 0 {
-		return usageError{"bench graph: --n and --queries must be positive"}
+	if *n <= 0 || *queries <= 0 || *n > maxBenchSize || *queries > maxBenchSize {
+		return usageError{fmt.Sprintf("bench graph: --n and --queries must be from 1 to %d", maxBenchSize)}
 	}
 	return bench.RunGraph(ctx, bench.GraphOptions{Relations: *n, Queries: *queries, JSON: *asJSON,
 		Out: e.Stdout, Progress: e.Stderr})
@@ -112,8 +112,8 @@ func runBenchExport(ctx context.Context, e Env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	if *n <= 0 {
-		return usageError{"bench export: --n must be positive"}
+	if *n <= 0 || *n > maxBenchSize {
+		return usageError{fmt.Sprintf("bench export: --n must be from 1 to %d", maxBenchSize)}
 	}
 	if *emb != "" && *emb != "glove" && *emb != "hash" {
 		return usageError{"bench export: --embed is glove or hash"}
@@ -129,8 +129,8 @@ func runBenchSnapshot(ctx context.Context, e Env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	if *n <= 0 || (*emb != "" && *emb != "glove" && *emb != "hash") {
-		return usageError{"bench snapshot: --n must be positive and --embed glove or hash"}
+	if *n <= 0 || *n > maxBenchSize || (*emb != "" && *emb != "glove" && *emb != "hash") {
+		return usageError{fmt.Sprintf("bench snapshot: --n must be from 1 to %d and --embed glove or hash", maxBenchSize)}
 	}
 	return bench.RunSnapshot(ctx, bench.SnapshotOptions{Memories: *n, Embed: *emb, JSON: *asJSON, Out: e.Stdout, Progress: e.Stderr})
 }
@@ -138,6 +138,10 @@ func runBenchSnapshot(ctx context.Context, e Env, args []string) error {
 // sizeList is a repeatable flag of positive counts; each value may be a
 // comma-separated list.
 type sizeList []int
+
+// maxBenchSize bounds a bench's store: ten times the largest target
+// (100,000 memories), which a laptop's disk and an hour still hold.
+const maxBenchSize = 1_000_000
 
 func (s *sizeList) String() string {
 	parts := make([]string, len(*s))
@@ -152,6 +156,9 @@ func (s *sizeList) Set(v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n <= 0 {
 			return fmt.Errorf("%q is not a positive count", f)
+		}
+		if n > maxBenchSize {
+			return fmt.Errorf("%d is more than a bench stores (at most %d)", n, maxBenchSize)
 		}
 		*s = append(*s, n)
 	}

@@ -251,3 +251,42 @@ func TestCLIModelsOfflineErrorIsReadable(t *testing.T) {
 		t.Errorf("the same error is printed %d times:\n%s", n, errOut)
 	}
 }
+
+// A memory's text reaches the terminal with its control characters shown,
+// never run: an agent's text cannot retitle the terminal or fake output.
+func TestCLIShowsControlCharactersInMemories(t *testing.T) {
+	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+	in.Start("serve")
+	if out, errOut, code := runSplit(t, in, "tea\x1b]0;pwned\x07 at eight", "add", "-"); code != 0 {
+		t.Fatal(out, errOut)
+	}
+	for _, args := range [][]string{{"list"}, {"search", "tea"}} {
+		out, errOut, code := runSplit(t, in, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, %s", args, code, errOut)
+		}
+		if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "tea␛]0;pwned␇ at eight") {
+			t.Errorf("`hyatlas %s` shows the text as %q", strings.Join(args, " "), out)
+		}
+	}
+}
+
+// With nothing running, `key status` says why a key file it names is not
+// used (missing, or another program's JSON), never just "not set".
+func TestCLIKeyStatusOfflineSaysWhyAKeyFileIsNotUsed(t *testing.T) {
+	dir := t.TempDir()
+	jsonFile := filepath.Join(dir, "credentials.json")
+	if err := os.WriteFile(jsonFile, []byte(`{"api_key":"sk-review-json"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for file, why := range map[string]string{filepath.Join(dir, "missing"): "cannot be read", jsonFile: "JSON credential file"} {
+		in := newInstance(t, "HYATLAS_LLM_KEY_FILE="+file) // nothing running
+		out, errOut, _ := runSplit(t, in, "", "key", "status")
+		if !strings.Contains(errOut, file) || !strings.Contains(errOut, why) {
+			t.Errorf("%s: `key status` says %q and %q; want why the file is not used (%s)", file, out, errOut, why)
+		}
+		if strings.Contains(out+errOut, "sk-review-json") {
+			t.Errorf("`key status` shows the key: %q %q", out, errOut)
+		}
+	}
+}

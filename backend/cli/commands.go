@@ -72,9 +72,12 @@ func runStatus(ctx context.Context, e Env, args []string) error {
 func textArg(e Env, pos []string) (string, error) {
 	text := strings.Join(pos, " ")
 	if text == "-" {
-		b, err := io.ReadAll(io.LimitReader(e.Stdin, api.MaxBodyBytes))
+		b, err := io.ReadAll(io.LimitReader(e.Stdin, api.MaxBodyBytes+1))
 		if err != nil {
 			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		if len(b) > api.MaxBodyBytes {
+			return "", fmt.Errorf("the text on standard input is larger than %d MiB, more than a memory holds; nothing was stored", api.MaxBodyBytes>>20)
 		}
 		text = string(b)
 		if !utf8.ValidString(text) {
@@ -355,8 +358,10 @@ func runVersion(ctx context.Context, e Env, args []string) error {
 	return nil
 }
 
+// oneLine shows a text on one line of at most n characters, made
+// printable (see printable).
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = printable(strings.Join(strings.Fields(s), " "), false)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

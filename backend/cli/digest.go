@@ -46,7 +46,7 @@ func runDigest(ctx context.Context, e Env, args []string) error {
 	}
 	fmt.Fprintf(e.Stdout, "  took %d ms; the graph holds %d entities and %d relations\n", r.DurationMS, out.GraphNodes, out.GraphEdges)
 	for _, msg := range r.Errors {
-		fmt.Fprintf(e.Stdout, "  note: %s\n", msg)
+		fmt.Fprintf(e.Stdout, "  note: %s\n", printable(msg, false))
 	}
 	return nil
 }

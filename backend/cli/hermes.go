@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 
 	"hyatlas/backend/api"
@@ -48,6 +49,11 @@ func runHermes(ctx context.Context, e Env, args []string) error {
 	case dir != "":
 		if dir, err = filepath.Abs(dir); err != nil {
 			return err
+		}
+		// A home named by hand must be there (a typo never makes a new
+		// folder); only Hermes's own default home is made when missing.
+		if fi, err := os.Stat(dir); pos[0] == "install" && (err != nil || !fi.IsDir()) {
+			return fmt.Errorf("no Hermes home at %s: give the folder Hermes uses (run Hermes once to make it)", dir)
 		}
 	default:
 		if dir, err = hermes.ResolveHome(e.Getenv, *profile); err != nil {

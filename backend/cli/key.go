@@ -131,7 +131,9 @@ func keyAdvice(err error, online bool) error {
 // start will see it: the OS keyring, HYATLAS_LLM_KEY_FILE and
 // HYATLAS_LLM_KEY (a configuration that does not load: the keyring only).
 func offlineKeys(e Env) *secrets.KeySource {
-	c := secrets.KeySourceConfig{Keyring: secrets.OSKeyring()}
+	// What a start would warn of (a key file it cannot read, or refuses)
+	// is said here too, so "not set" is never the whole story.
+	c := secrets.KeySourceConfig{Keyring: secrets.OSKeyring(), Warn: func(msg string) { fmt.Fprintln(e.Stderr, msg) }}
 	if cfg, err := loadConfig(e); err == nil {
 		c.File, c.Env = cfg.LLM.KeyFile, cfg.LLM.Key
 	}

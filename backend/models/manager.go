@@ -127,7 +127,7 @@ func (m *Manager) Install(ctx context.Context, name string, progress func(Progre
 	}
 	defer unlock()
 	dir := filepath.Join(m.Dir, md.Name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create model directory: %w", err)
 	}
 	rep := &reporter{fn: progress}
@@ -295,7 +295,7 @@ func (m *Manager) lock(model string) (func(), error) {
 		return nil, memory.Errorf(memory.ECONFLICT, "model %s is already being installed or removed", model)
 	}
 	// Another process (the app and a CLI) must not write the same files.
-	if err := os.MkdirAll(m.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(m.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", m.Dir, err)
 	}
 	fl, err := fslock.Acquire(filepath.Join(m.Dir, model+".lock"))

@@ -167,6 +167,11 @@ func TestInstallListVerifySkip(t *testing.T) {
 		t.Errorf("Path = %q, %v", p, ok)
 	}
 	assertFile(t, p, onnx)
+	for _, dir := range []string{filepath.Dir(p)} {
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, %v; want a folder only its owner reads (0700), as the data folder", dir, fi.Mode(), err)
+		}
+	}
 	st, err := m.List()
 	if err != nil || len(st) != 1 {
 		t.Fatalf("List = %+v, %v", st, err)
