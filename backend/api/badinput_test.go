@@ -67,6 +67,8 @@ func TestBadInput_ClearErrorAndNoChange(t *testing.T) {
 		{"9 MiB body", req{method: "POST", path: "/api/v1/add", body: `{"text":"` + huge + `"}`}, 413, "too_large"},
 		{"unscoped delete_all", req{method: "POST", path: "/api/v1/delete_all", body: `{}`}, 400, "bad_request"},
 		{"whole-store delete without admin", req{method: "POST", path: "/api/v1/delete_all?all=true"}, 403, "forbidden"},
+		{"delete_all of a user with a line break", req{method: "POST", path: "/api/v1/delete_all", body: `{"user_id":"a\nb"}`}, 422, "invalid"},
+		{"delete_all of a 1000-byte agent", req{method: "POST", path: "/api/v1/delete_all", body: `{"agent_id":"` + strings.Repeat("a", 1000) + `"}`}, 422, "invalid"},
 		{"delete_all by GET", req{path: "/api/v1/delete_all?user_id=u1"}, 405, "method_not_allowed"},
 		{"forget without text", req{method: "POST", path: "/api/v1/forget", body: `{"user_id":"u1"}`}, 400, "bad_request"},
 		{"strength beyond any number", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"strength":1e400}`}, 400, "bad_request"},

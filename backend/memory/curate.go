@@ -329,6 +329,12 @@ func (s *Service) DeleteAll(ctx context.Context, in DeleteAllInput) (int, error)
 	if err != nil {
 		return 0, err
 	}
+	// A value no row can hold is a mistake, not a scope that deletes nothing.
+	for field, v := range map[string]string{"id": in.ID, "user_id": in.UserID, "agent_id": in.AgentID} {
+		if err := checkLabel(field, v); err != nil {
+			return 0, err
+		}
+	}
 	f := DeleteFilter{Scope: s.scope([]string{in.UserID}, in.AgentID)}
 	if id := strings.TrimSpace(in.ID); id != "" {
 		f.IDs = []string{id}
