@@ -37,7 +37,7 @@ type row struct {
 
 // Run runs every measure and prints the table.
 func Run(ctx context.Context, o Options) error {
-	tmp, err := os.MkdirTemp("", "hyatlas-bench-")
+	tmp, err := tempDir("hyatlas-bench-")
 	if err != nil {
 		return err
 	}

@@ -201,7 +201,7 @@ type seededStore struct {
 // when ONNX Runtime does not load) and seeds n synthetic memories with its
 // vectors in a new temporary folder; name labels the progress lines.
 func seedStore(ctx context.Context, name, kind string, n int, progress io.Writer) (seededStore, error) {
-	tmp, err := os.MkdirTemp("", "hyatlas-bench-"+name+"-")
+	tmp, err := tempDir("hyatlas-bench-" + name + "-")
 	if err != nil {
 		return seededStore{}, fmt.Errorf("make temporary directory: %w", err)
 	}

@@ -60,7 +60,7 @@ func RunGraph(ctx context.Context, o GraphOptions) error {
 	if progress == nil {
 		progress = io.Discard
 	}
-	tmp, err := os.MkdirTemp("", "hyatlas-bench-graph-")
+	tmp, err := tempDir("hyatlas-bench-graph-")
 	if err != nil {
 		return fmt.Errorf("make temporary directory: %w", err)
 	}

@@ -192,7 +192,7 @@ func openLoCoMo(ctx context.Context, o RecallOptions) (*locomoRun, error) {
 		run.close()
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "hyatlas-recall-")
+	tmp, err := tempDir("hyatlas-recall-")
 	if err != nil {
 		return nil, fmt.Errorf("make temporary directory: %w", err)
 	}

@@ -73,7 +73,7 @@ func RunSearch(ctx context.Context, o SearchOptions) error {
 	if progress == nil {
 		progress = io.Discard
 	}
-	tmp, err := os.MkdirTemp("", "hyatlas-bench-search-")
+	tmp, err := tempDir("hyatlas-bench-search-")
 	if err != nil {
 		return fmt.Errorf("make temporary directory: %w", err)
 	}

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"hyatlas/backend/bench"
 )
@@ -16,6 +18,7 @@ import (
 // recall, search and knowledge-graph benches. All of them work on
 // temporary data.
 func runBench(ctx context.Context, e Env, args []string) error {
+	defer removeTempsOnSignal(e)()
 	if len(args) > 0 {
 		switch args[0] {
 		case "recall":
@@ -163,4 +166,26 @@ func (s *sizeList) Set(v string) error {
 		*s = append(*s, n)
 	}
 	return nil
+}
+
+// removeTempsOnSignal makes an interrupt or a termination of a bench take
+// its temporary data away (a bench store is up to gigabytes) before the
+// process ends with 130. It returns the function that stops listening.
+func removeTempsOnSignal(e Env) func() {
+	sig := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+			bench.RemoveTemps()
+			fmt.Fprintln(e.Stderr, "bench stopped; its temporary data is removed")
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
 }
