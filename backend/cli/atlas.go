@@ -137,6 +137,9 @@ func runEdit(ctx context.Context, e Env, args []string) error {
 	if content.v != nil && strings.TrimSpace(*content.v) == "" {
 		return usageError{"--content is empty: give the new text (retire the memory to hide it)"}
 	}
+	if category.v != nil && strings.TrimSpace(*category.v) == "" {
+		return usageError{"--category is empty: give the new category"}
+	}
 	c, err := connect(e)
 	if err != nil {
 		return err

@@ -32,6 +32,9 @@ func runBench(ctx context.Context, e Env, args []string) error {
 		case "snapshot":
 			return runBenchSnapshot(ctx, e, args[1:])
 		}
+		if !strings.HasPrefix(args[0], "-") {
+			return usageError{fmt.Sprintf("unknown bench %q (recall, search, graph, export or snapshot)", args[0])}
+		}
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "small sizes, for a smoke run")

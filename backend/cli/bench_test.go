@@ -53,6 +53,7 @@ func TestBench_BadUsage(t *testing.T) {
 		{"bench", "graph", "--queries", "-2"},
 		{"bench", "graph", "extra"},
 		{"bench", "--bogus"},
+		{"bench", "bogus"},
 	} {
 		code, _, errOut := runArgs(t, args...)
 		if code != 2 || !strings.Contains(errOut, "usage: hyatlas bench") {

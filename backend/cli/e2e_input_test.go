@@ -81,6 +81,7 @@ func TestCLI_OutOfRangeValuesAreUsage(t *testing.T) {
 		{"remember", "--strength", "1.5", "x"},
 		{"remember", "--layer", "l2_raw", "x"},
 		{"edit", "--strength", "7", "m1"},
+		{"edit", "--category", " ", "m1"},
 		{"retire", "--how", "bogus", "m1"},
 		{"snapshot", "verify", "nosuch"},
 		{"search", "--limit", "101", "x"},
