@@ -14,7 +14,7 @@ import (
 
 // clusterJob is one due cluster and what its call is shown.
 type clusterJob struct {
-	owner    string // the owner key (its alias group)
+	owner    string // the owner key (its alias group, and agent)
 	gen      uint64 // the store generation its facts were read in
 	scope    Scope  // exactly the owner's rows (see factsByOwner)
 	person   Scope  // the person's rows of every agent: their graph
