@@ -242,7 +242,12 @@ func parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error
 		if err := fs.Parse(args[:k]); errors.Is(err, flag.ErrHelp) {
 			return nil, helpRequested{fs}
 		} else if err != nil {
-			return nil, usageError{err.Error() + " (a text that starts with - goes after --: hyatlas " + fs.Name() + ` -- "-text")`}
+			msg := err.Error()
+			if maxPos != 0 && strings.HasPrefix(msg, "flag provided but not defined") {
+				// An unknown "flag" may be a text meant as an argument.
+				msg += " (a text that starts with - goes after --: hyatlas " + fs.Name() + ` -- "-text")`
+			}
+			return nil, usageError{msg}
 		}
 		rest := fs.Args()
 		if consumed := k - len(rest); consumed > 0 && args[consumed-1] == "--" {

@@ -20,3 +20,22 @@ func TestTextArgTooLarge(t *testing.T) {
 		t.Errorf("a small text: %q, %v", got, err)
 	}
 }
+
+// The hint that a text starting with "-" goes after -- comes only where a
+// text could be meant: an unknown flag of a command that takes arguments.
+func TestUnknownFlagHint(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		hint bool
+	}{
+		{[]string{"add", "-x"}, true},
+		{[]string{"search", "--bogus", "tea"}, true},
+		{[]string{"status", "--bogus"}, false},
+		{[]string{"list", "--limit", "many"}, false},
+	} {
+		code, _, errOut := runArgs(t, tt.args...)
+		if code != 2 || strings.Contains(errOut, "goes after --") != tt.hint {
+			t.Errorf("%q: exit %d, %q; want the hint: %v", tt.args, code, errOut, tt.hint)
+		}
+	}
+}
