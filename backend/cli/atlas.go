@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -31,6 +32,9 @@ func (o *optionalFloat) String() string {
 
 func (o *optionalFloat) Set(s string) error {
 	f, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("%s is out of range", s)
+	}
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return fmt.Errorf("%q is not a number", s)
 	}

@@ -39,3 +39,12 @@ func TestUnknownFlagHint(t *testing.T) {
 		}
 	}
 }
+
+func TestOptionalFloatSaysWhatIsWrong(t *testing.T) {
+	for in, want := range map[string]string{"1e309": "out of range", "lots": "not a number", "NaN": "not a number", "1.5": "not between 0 and 1"} {
+		o := optionalFloat{unit: true}
+		if err := o.Set(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}
