@@ -169,6 +169,13 @@ func TestCLIExportImportPathMessages(t *testing.T) {
 	if code == 0 || strings.Contains(errOut, ".x.jsonl.") {
 		t.Errorf("export -o into a missing folder: exit %d, stderr %q: names an internal temporary file", code, strings.TrimSpace(errOut))
 	}
+	// A write this side fails (a full disk): the message says so, not
+	// that HyAtlas failed.
+	in.Run("remember", "an export needs something in it")
+	_, errOut, code = runSplit(t, in, "", "export", "-o", "/dev/full")
+	if code != 1 || !strings.Contains(errOut, "could not write the export") || strings.Contains(errOut, "HyAtlas failed") {
+		t.Errorf("export -o /dev/full: exit %d, stderr %q; want the local write named", code, strings.TrimSpace(errOut))
+	}
 	dir := t.TempDir()
 	_, errOut, code = runSplit(t, in, "", "import", dir)
 	if code != 2 || strings.Contains(errOut, "/api/v1/import") {

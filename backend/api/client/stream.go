@@ -85,13 +85,32 @@ func (c *Client) Export(ctx context.Context, o ExportOptions, w io.Writer) error
 	}
 	defer resp.Body.Close()
 	tail := &lastLine{}
-	if _, err := io.Copy(io.MultiWriter(w, tail), resp.Body); err != nil {
+	out := &writeFault{w: w}
+	if _, err := io.Copy(io.MultiWriter(out, tail), resp.Body); err != nil {
+		if out.err != nil { // this side: a full disk, a closed pipe
+			return fmt.Errorf("could not write the export: %w", out.err)
+		}
 		return fmt.Errorf("the export was cut short (%w): HyAtlas failed part way; its log says why", err)
 	}
 	if !o.Markdown && !strings.HasPrefix(tail.String(), `{"type":"end"`) {
 		return errors.New("the export was cut short (it has no end record): HyAtlas failed part way; its log says why")
 	}
 	return nil
+}
+
+// writeFault is a writer that remembers its first write error, so a
+// failed copy can tell a local write from a cut stream.
+type writeFault struct {
+	w   io.Writer
+	err error
+}
+
+func (f *writeFault) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // lastLine keeps the last line written through it (its first 256 bytes).
