@@ -113,7 +113,13 @@ func runNudge(sign int) func(context.Context, Env, []string) error {
 		if *asJSON {
 			return printJSON(e.Stdout, m)
 		}
-		fmt.Fprintf(e.Stdout, "%s: strength %.2f\n", m.ID, m.Strength)
+		bound := "" // a nudge at a bound changes nothing: say so
+		if sign > 0 && m.Strength >= 1 {
+			bound = " (the most it can be)"
+		} else if sign < 0 && m.Strength <= 0 {
+			bound = " (the least it can be; `hyatlas retire` hides it)"
+		}
+		fmt.Fprintf(e.Stdout, "%s: strength %.2f%s\n", m.ID, m.Strength, bound)
 		return nil
 	}
 }
@@ -156,7 +162,14 @@ func runEdit(ctx context.Context, e Env, args []string) error {
 	if *asJSON {
 		return printJSON(e.Stdout, m)
 	}
-	fmt.Fprintf(e.Stdout, "edited %s (%s, strength %.2f): %s\n", m.ID, m.Category, m.Strength, oneLine(m.Content, 80))
+	about := m.Category // a layer with no strength (raw turns, summaries) shows none
+	if m.Layer.Curated() {
+		about = fmt.Sprintf("%s, strength %.2f", m.Category, m.Strength)
+	}
+	if about == "" {
+		about = string(m.Layer)
+	}
+	fmt.Fprintf(e.Stdout, "edited %s (%s): %s\n", m.ID, about, oneLine(m.Content, 80))
 	return nil
 }
 

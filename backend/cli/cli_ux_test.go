@@ -297,3 +297,26 @@ func TestCLIKeyStatusOfflineSaysWhyAKeyFileIsNotUsed(t *testing.T) {
 		}
 	}
 }
+
+// A nudge at a bound says it changed nothing, and an edited conversation
+// turn shows no strength (it has none).
+func TestCLINudgeAtABoundAndEditOfARawRowSayWhatHappened(t *testing.T) {
+	in := newInstance(t, "HYATLAS_MODE=lite", "HYATLAS_EMBED_BASE=local")
+	in.Start("serve")
+	out, code := in.Run("remember", "--strength", "1", "Foxtrot ships on Fridays")
+	id := regexp.MustCompile(`remembered (\S+)`).FindStringSubmatch(out)
+	if code != 0 || id == nil {
+		t.Fatal(out)
+	}
+	if out, code := in.Run("promote", id[1]); code != 0 || !strings.Contains(out, "strength 1.00 (the most it can be)") {
+		t.Errorf("promote at 1.0: exit %d, %q", code, out)
+	}
+	out, code = in.Run("add", "--json", "a conversation turn")
+	raw := regexp.MustCompile(`"memory_id":\s*"([^"]+)"`).FindStringSubmatch(out)
+	if code != 0 || raw == nil {
+		t.Fatal(out)
+	}
+	if out, code := in.Run("edit", "--content", "a conversation turn, corrected", raw[1]); code != 0 || strings.Contains(out, "strength") || strings.Contains(out, "(,") {
+		t.Errorf("edit of a raw turn: exit %d, %q; want no strength", code, out)
+	}
+}
