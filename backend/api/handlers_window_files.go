@@ -91,9 +91,9 @@ func (s *Server) windowExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	var rep memory.ExportReport
 	var exportErr error
-	file := &failWriter{} // tells the file's own failure (a full disk) from the store's
+	file := &FailWriter{} // tells the file's own failure (a full disk) from the store's
 	err = atomicfile.WriteFrom(path, 0o600, func(f io.Writer) error {
-		file.w = f
+		file.W = f
 		if markdown {
 			rep, exportErr = s.mem.ExportMarkdown(r.Context(), file, memory.ExportInput{})
 		} else {
@@ -102,8 +102,8 @@ func (s *Server) windowExport(w http.ResponseWriter, r *http.Request) error {
 		return exportErr
 	})
 	switch {
-	case file.err != nil: // the place chosen has no room, or failed
-		return memory.Errorf(memory.EINVALID, "could not write the export to %s (nothing was written there): %v", path, file.err)
+	case file.Err != nil: // the place chosen has no room, or failed
+		return memory.Errorf(memory.EINVALID, "could not write the export to %s (nothing was written there): %v", path, file.Err)
 	case exportErr != nil:
 		return exportErr
 	case err != nil: // the place chosen: no right to write there
@@ -117,16 +117,18 @@ func (s *Server) windowExport(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// failWriter passes writes to w and keeps the first error of its own.
-type failWriter struct {
-	w   io.Writer
-	err error
+// FailWriter passes writes to W and keeps the first error of its own in
+// Err, so a failed copy can tell its own write (a full disk, a closed
+// pipe) from the other side's failure. The CLI's export uses it too.
+type FailWriter struct {
+	W   io.Writer
+	Err error
 }
 
-func (f *failWriter) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if err != nil && f.err == nil {
-		f.err = err
+func (f *FailWriter) Write(p []byte) (int, error) {
+	n, err := f.W.Write(p)
+	if err != nil && f.Err == nil {
+		f.Err = err
 	}
 	return n, err
 }

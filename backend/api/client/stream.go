@@ -85,10 +85,10 @@ func (c *Client) Export(ctx context.Context, o ExportOptions, w io.Writer) error
 	}
 	defer resp.Body.Close()
 	tail := &lastLine{}
-	out := &writeFault{w: w}
+	out := &api.FailWriter{W: w}
 	if _, err := io.Copy(io.MultiWriter(out, tail), resp.Body); err != nil {
-		if out.err != nil { // this side: a full disk, a closed pipe
-			return fmt.Errorf("could not write the export: %w", out.err)
+		if out.Err != nil { // this side: a full disk, a closed pipe
+			return fmt.Errorf("could not write the export: %w", out.Err)
 		}
 		return fmt.Errorf("the export was cut short (%w): HyAtlas failed part way; its log says why", err)
 	}
@@ -96,21 +96,6 @@ func (c *Client) Export(ctx context.Context, o ExportOptions, w io.Writer) error
 		return errors.New("the export was cut short (it has no end record): HyAtlas failed part way; its log says why")
 	}
 	return nil
-}
-
-// writeFault is a writer that remembers its first write error, so a
-// failed copy can tell a local write from a cut stream.
-type writeFault struct {
-	w   io.Writer
-	err error
-}
-
-func (f *writeFault) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if err != nil && f.err == nil {
-		f.err = err
-	}
-	return n, err
 }
 
 // lastLine keeps the last line written through it (its first 256 bytes).
