@@ -185,6 +185,11 @@ func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, gen uint64, no
 			return nil, nil, nil, fmt.Errorf("load clusters of %s: %w", o.personKey, err)
 		}
 		st.CrossAt = time.Time{}
+		// What was derived then from every agent's facts is not this
+		// agent's to recall, nor to show its next calls.
+		if _, err := s.retireOtherAgentsRows(ctx, o, gen); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	live := make([]string, len(o.facts))
 	byID := make(map[string]Memory, len(o.facts))
