@@ -116,11 +116,6 @@ func (s *Service) Retire(ctx context.Context, id string, in RetireInput) (Memory
 	if by != "" && by == strings.TrimSpace(id) {
 		return Memory{}, Errorf(EINVALID, "a memory cannot be replaced by itself")
 	}
-	if by != "" {
-		if err := s.checkReplacer(ctx, strings.TrimSpace(id), by); err != nil {
-			return Memory{}, err
-		}
-	}
 	return s.retire(ctx, strings.TrimSpace(id), Retirement{How: how, Reason: in.Reason, By: by, At: s.now().UTC()})
 }
 
@@ -149,9 +144,18 @@ func (s *Service) checkReplacer(ctx context.Context, id, by string) error {
 	return nil
 }
 
+// retire retires row id as r says. A replacing row (r.By) is checked
+// under the same lock as the retirement, so it cannot be retired (or
+// deleted) between the check and the write by any of the service's
+// writes.
 func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, error) {
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
+	if r.By != "" {
+		if err := s.checkReplacer(ctx, id, r.By); err != nil {
+			return Memory{}, err
+		}
+	}
 	m, cas, err := s.store.Retire(ctx, id, r)
 	if err != nil {
 		return Memory{}, err
