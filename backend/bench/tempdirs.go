@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"os"
 	"sync"
 )
@@ -26,12 +27,16 @@ func tempDir(pattern string) (string, error) {
 }
 
 // RemoveTemps removes every temporary folder the benches of this process
-// made (those already removed are skipped).
-func RemoveTemps() {
+// made (those already removed are skipped) and says which it could not.
+func RemoveTemps() error {
 	temps.Lock()
 	defer temps.Unlock()
+	var errs []error
 	for _, dir := range temps.dirs {
-		_ = os.RemoveAll(dir)
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	temps.dirs = nil
+	return errors.Join(errs...)
 }

@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"hyatlas/backend/bench"
@@ -17,8 +19,23 @@ import (
 // targets table; `bench recall`, `bench search` and `bench graph` run the
 // recall, search and knowledge-graph benches. All of them work on
 // temporary data.
-func runBench(ctx context.Context, e Env, args []string) error {
-	defer removeTempsOnSignal(e)()
+func runBench(ctx context.Context, e Env, args []string) (err error) {
+	ctx, stop := stopOnSignal(ctx, e)
+	defer func() {
+		sig := stop()
+		// What a bench's own clean-up left (it failed, or never ran).
+		if rerr := bench.RemoveTemps(); rerr != nil {
+			fmt.Fprintln(e.Stderr, "hyatlas: some of the bench's temporary data could not be removed:", rerr)
+		}
+		if sig != nil {
+			err = signalled{sig}
+		}
+	}()
+	return runBenchCommand(ctx, e, args)
+}
+
+// runBenchCommand runs the bench args name.
+func runBenchCommand(ctx context.Context, e Env, args []string) error {
 	if len(args) > 0 {
 		switch args[0] {
 		case "recall":
@@ -171,24 +188,57 @@ func (s *sizeList) Set(v string) error {
 	return nil
 }
 
-// removeTempsOnSignal makes an interrupt or a termination of a bench take
-// its temporary data away (a bench store is up to gigabytes) before the
-// process ends with 130. It returns the function that stops listening.
-func removeTempsOnSignal(e Env) func() {
-	sig := make(chan os.Signal, 1)
+// stopOnSignal returns ctx cancelled by the first interrupt or
+// termination, so a bench stops where it is and its clean-up runs (its
+// stores closed, then its temporary data, up to gigabytes, removed). A
+// second signal stops at once: the temporary data is removed and the
+// process ends with 128 + the signal's number. stop stops listening and
+// returns the signal that cancelled ctx (nil if none came).
+func stopOnSignal(parent context.Context, e Env) (ctx context.Context, stop func() os.Signal) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
 	done := make(chan struct{})
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-sig:
-			bench.RemoveTemps()
-			fmt.Fprintln(e.Stderr, "bench stopped; its temporary data is removed")
-			os.Exit(130)
-		case <-done:
+	var first atomic.Value
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case sig := <-sigs:
+				if first.CompareAndSwap(nil, sig) {
+					fmt.Fprintln(e.Stderr, "stopping the bench and removing its temporary data (again to stop at once)")
+					cancel()
+					continue
+				}
+				_ = bench.RemoveTemps()
+				fmt.Fprintln(e.Stderr, "bench stopped; its temporary data is removed")
+				os.Exit(signalled{sig}.code())
+			case <-done:
+				return
+			}
 		}
-	}()
-	return func() {
-		signal.Stop(sig)
+	})
+	return ctx, func() os.Signal {
+		signal.Stop(sigs)
 		close(done)
+		wg.Wait()
+		cancel()
+		if sig, ok := first.Load().(os.Signal); ok {
+			return sig
+		}
+		return nil
 	}
+}
+
+// signalled is a command stopped by a signal: the CLI exits with 128 +
+// its number, as a shell does (130 for Ctrl+C, 143 for a termination).
+type signalled struct{ sig os.Signal }
+
+func (s signalled) Error() string { return "stopped by " + s.sig.String() }
+
+func (s signalled) code() int {
+	if n, ok := s.sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 1
 }

@@ -155,11 +155,15 @@ func Run(ctx context.Context, e Env) int {
 	var ue usageError
 	var help helpRequested
 	var told reported
+	var sig signalled
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &told):
 		return 1
+	case errors.As(err, &sig):
+		fmt.Fprintln(e.Stderr, "hyatlas:", cmd.name, sig.Error())
+		return sig.code()
 	case errors.As(err, &help):
 		printCommandHelp(e.Stdout, cmd, help.fs)
 		return 0
