@@ -127,6 +127,9 @@ type FailWriter struct {
 
 func (f *FailWriter) Write(p []byte) (int, error) {
 	n, err := f.W.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite // a writer that breaks io.Writer's contract
+	}
 	if err != nil && f.Err == nil {
 		f.Err = err
 	}
