@@ -135,9 +135,14 @@ func (s *Service) retireEndedRelations(ctx context.Context, scope Scope, p *prom
 	if len(endedBy) == 0 {
 		return nil
 	}
-	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerKnowledge}, Scope: scope, Category: categoryRelation, Limit: MaxListLimit})
+	ended := make([]string, 0, len(endedBy))
+	for id := range endedBy {
+		ended = append(ended, id)
+	}
+	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerKnowledge}, Scope: scope, Category: categoryRelation,
+		Relations: ended, Limit: MaxListLimit})
 	if err != nil {
-		return fmt.Errorf("read relation rows: %w", err)
+		return fmt.Errorf("read the rows of the ended relations: %w", err)
 	}
 	for _, m := range rows {
 		if by, ok := endedBy[m.Metadata[MetaRelation]]; ok {

@@ -126,6 +126,7 @@ type ListFilter struct {
 	IncludeRetired bool
 	RetiredBy      string    // only rows retired in favour of this id
 	Category       string    // only rows of this category
+	Relations      []string  // only L5 rows stating one of these graph relations (MetaRelation)
 	CreatedFrom    time.Time // only rows created at or after (zero: no bound)
 	CreatedTo      time.Time // only rows created at or before (zero: no bound)
 	EventFrom      time.Time // only rows whose event time is at or after (zero: no bound)

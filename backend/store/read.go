@@ -69,6 +69,7 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 	if f.Category != "" {
 		w.add("category = ?", f.Category)
 	}
+	w.in("json_extract(metadata, '$."+memory.MetaRelation+"')", f.Relations)
 	if !f.CreatedFrom.IsZero() {
 		w.add("created_at >= ?", f.CreatedFrom.UnixMilli())
 	}

@@ -113,6 +113,8 @@ func TestList(t *testing.T) {
 		row("f", "six", at(6), inLayer(memory.LayerFact)),
 		row("g", "seven", at(6)), // same time as f, inserted later
 		row("r", "retired", at(7), inLayer(memory.LayerFact)),
+		row("k1", "alice works at acme", at(8), inLayer(memory.LayerKnowledge), stating("rel1")),
+		row("k2", "alice lives in oslo", at(9), inLayer(memory.LayerKnowledge), stating("rel2")),
 	)
 	if _, _, err := s.Retire(ctx, "r", memory.Retirement{How: memory.RetiredReplaced, By: "f", At: t0}); err != nil {
 		t.Fatal(err)
@@ -124,12 +126,13 @@ func TestList(t *testing.T) {
 		total int
 	}{
 		{"newest first, ties by insert order", memory.ListFilter{Limit: 100},
-			[]string{"g", "f", "e", "d", "c", "b", "a"}, 7},
-		{"page", memory.ListFilter{Offset: 2, Limit: 3}, []string{"e", "d", "c"}, 7},
-		{"offset past the end", memory.ListFilter{Offset: 50, Limit: 3}, nil, 7},
+			[]string{"k2", "k1", "g", "f", "e", "d", "c", "b", "a"}, 9},
+		{"page", memory.ListFilter{Offset: 4, Limit: 3}, []string{"e", "d", "c"}, 9},
+		{"offset past the end", memory.ListFilter{Offset: 50, Limit: 3}, nil, 9},
+		{"relations", memory.ListFilter{Relations: []string{"rel1", "rel9"}, Limit: 100}, []string{"k1"}, 1},
 		{"layers", memory.ListFilter{Layers: []memory.Layer{memory.LayerFact, memory.LayerProfile}, Limit: 100},
 			[]string{"f", "e", "c", "b"}, 4},
-		{"exclude layers", memory.ListFilter{ExcludeLayers: []memory.Layer{memory.LayerRaw}, Limit: 2},
+		{"exclude layers", memory.ListFilter{ExcludeLayers: []memory.Layer{memory.LayerRaw, memory.LayerKnowledge}, Limit: 2},
 			[]string{"f", "e"}, 4},
 		{"users", memory.ListFilter{Scope: memory.Scope{UserIDs: []string{"u2", "u3"}}, Limit: 100},
 			[]string{"e", "c"}, 2},
@@ -345,4 +348,9 @@ func TestKeyword_OtherOwnersOutrankYours(t *testing.T) {
 	if len(hits) != 15 {
 		t.Errorf("unscoped: %d hits, want 15", len(hits))
 	}
+}
+
+// stating makes an L5 row state the graph relation rel.
+func stating(rel string) func(*memory.NewRow) {
+	return func(r *memory.NewRow) { r.Memory.Metadata = map[string]string{memory.MetaRelation: rel} }
 }
