@@ -211,3 +211,39 @@ func TestConsolidation_AJobOneAgentLearnsEndsAnotherAgentsRow(t *testing.T) {
 		t.Fatalf("agent work's row of the ended job: %+v", m)
 	}
 }
+
+// A user id holding "/" was kept under a key that now escapes it: the
+// first pass finds the topics there and calls none already called, and
+// the agent's topics come from them too.
+func TestConsolidation_AUserIDWithASlashKeepsItsTopics(t *testing.T) {
+	r, c := newConsolidateRig(t, consolidateCfg())
+	ctx := context.Background()
+	own := func(agent, text string) memory.Memory {
+		o := memory.Owner{UserID: "team/amy", AgentID: agent}
+		turn := r.put(t, memory.Memory{Layer: memory.LayerRaw, Content: text, Owner: o, Extraction: memory.ExtractDone})
+		return r.put(t, memory.Memory{Layer: memory.LayerFact, Content: text, Owner: o, Category: memory.LabelProjectState,
+			SourceIDs: []string{turn.ID}})
+	}
+	a1, a2 := own("", "Amy drinks green tea every morning"), own("", "Amy drinks green tea after lunch")
+	w1, w2 := own("work", "Amy drinks green tea at work"), own("work", "Amy drinks green tea before meetings")
+	old := memory.OwnerClusters{NextSeq: 2, ClusteredAt: time.Now(), Clusters: []memory.Cluster{
+		{ID: "c1", Members: []string{a1.ID, a2.ID}, OKAt: time.Now()},
+		{ID: "c2", Members: []string{w1.ID, w2.ID}, OKAt: time.Now()},
+	}}
+	if err := r.store.SaveClusters(ctx, "team/amy", old); err != nil {
+		t.Fatal(err)
+	}
+	r.consolidate(t)
+	if n := c.calls(); n != 0 {
+		t.Fatalf("the first pass made %d calls for topics called under the old key", n)
+	}
+	for key, want := range map[string][]string{"team%2Famy": {a1.ID, a2.ID}, "team%2Famy/work": {w1.ID, w2.ID}} {
+		st, err := r.store.LoadClusters(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Clusters) != 1 || !slices.Equal(st.Clusters[0].Members, want) {
+			t.Errorf("clusters under %s: %+v, want one of %v", key, st.Clusters, want)
+		}
+	}
+}

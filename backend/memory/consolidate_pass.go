@@ -172,24 +172,9 @@ func (s *Service) saveCluster(ctx context.Context, own *ownerState, id string, f
 // prepareOwner brings an owner's clusters up to date with their facts,
 // saves them, and returns the due clusters as jobs and the resting ones.
 func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, gen uint64, now time.Time) (*ownerState, []*clusterJob, []Cluster, error) {
-	st, err := s.cstore.LoadClusters(ctx, o.key)
+	st, err := s.loadOwnerClusters(ctx, o, gen)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("load clusters of %s: %w", o.key, err)
-	}
-	if o.agent != "" && st.NextSeq == 0 && len(st.Clusters) == 0 {
-		// Before consolidation ran per agent, an agent's facts were
-		// clustered with the person's: keep their clusters (and what they
-		// were called with), so an upgrade sends no topic again that did
-		// not change. The clustering below keeps this agent's facts only.
-		if st, err = s.cstore.LoadClusters(ctx, o.personKey); err != nil {
-			return nil, nil, nil, fmt.Errorf("load clusters of %s: %w", o.personKey, err)
-		}
-		st.CrossAt = time.Time{}
-		// What was derived then from every agent's facts is not this
-		// agent's to recall, nor to show its next calls.
-		if _, err := s.retireOtherAgentsRows(ctx, o, gen); err != nil {
-			return nil, nil, nil, err
-		}
+		return nil, nil, nil, err
 	}
 	live := make([]string, len(o.facts))
 	byID := make(map[string]Memory, len(o.facts))

@@ -4,7 +4,72 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 )
+
+// loadOwnerClusters reads an owner's clusters, carrying over what an
+// older version kept:
+//
+//   - an agent with no clusters yet starts from the person's (before
+//     consolidation ran per agent, an agent's facts were clustered with
+//     the person's): their clusters, and what they were called with, are
+//     kept, so an upgrade sends no topic again that did not change. The
+//     clustering that follows keeps this agent's facts only. What was
+//     derived then from every agent's facts under this agent is retired
+//     (retireOtherAgentsRows);
+//   - a person whose key changed when "/" came to be escaped (a user id
+//     holding "/") finds their clusters under the old key.
+func (s *Service) loadOwnerClusters(ctx context.Context, o ownerFacts, gen uint64) (OwnerClusters, error) {
+	st, err := s.cstore.LoadClusters(ctx, o.key)
+	if err != nil {
+		return st, fmt.Errorf("load clusters of %s: %w", o.key, err)
+	}
+	if st.NextSeq != 0 || len(st.Clusters) != 0 {
+		return st, nil
+	}
+	if o.agent == "" {
+		return s.legacyClusters(ctx, o, st)
+	}
+	person, err := s.cstore.LoadClusters(ctx, o.personKey)
+	if err != nil {
+		return st, fmt.Errorf("load clusters of %s: %w", o.personKey, err)
+	}
+	if person.NextSeq == 0 && len(person.Clusters) == 0 {
+		if person, err = s.legacyClusters(ctx, o, person); err != nil {
+			return st, err
+		}
+	}
+	person.CrossAt = time.Time{}
+	if _, err := s.retireOtherAgentsRows(ctx, o, gen); err != nil {
+		return st, err
+	}
+	return person, nil
+}
+
+// legacyClusters is the clusters kept under the person's key as it was
+// before "/" was escaped in it, when it differs and they hold one of the
+// owner's facts (else another owner's now has that key); st otherwise.
+func (s *Service) legacyClusters(ctx context.Context, o ownerFacts, st OwnerClusters) (OwnerClusters, error) {
+	key := strings.ReplaceAll(o.personKey, "%2F", "/")
+	if key == o.personKey {
+		return st, nil
+	}
+	old, err := s.cstore.LoadClusters(ctx, key)
+	if err != nil {
+		return st, fmt.Errorf("load clusters of %s: %w", key, err)
+	}
+	mine := make(map[string]bool, len(o.facts))
+	for _, f := range o.facts {
+		mine[f.ID] = true
+	}
+	for _, c := range old.Clusters {
+		if slices.ContainsFunc(c.Members, func(id string) bool { return mine[id] }) {
+			return old, nil
+		}
+	}
+	return st, nil
+}
 
 // ReasonOtherAgents is the retire reason of an agent's consolidation row
 // that rests on another agent's facts: before consolidation ran per agent,
