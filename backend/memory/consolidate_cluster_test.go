@@ -139,3 +139,31 @@ func TestOwnerKeyKeepsAgentsAndUsersApart(t *testing.T) {
 		keys[k] = true
 	}
 }
+
+// A pass queues one due cluster of each owner in turn, so a budget that
+// runs out leaves no owner's topics waiting behind every cluster of
+// another's.
+func TestTakeTurns(t *testing.T) {
+	job := func(owner, id string) *clusterJob { return &clusterJob{owner: owner, cluster: Cluster{ID: id}} }
+	for _, tc := range []struct {
+		name     string
+		perOwner [][]*clusterJob
+		want     []string
+	}{
+		{"none", nil, nil},
+		{"owners without due clusters", [][]*clusterJob{nil, {}}, nil},
+		{"one owner", [][]*clusterJob{{job("a", "1"), job("a", "2")}}, []string{"a1", "a2"}},
+		{"turns", [][]*clusterJob{{job("a", "1"), job("a", "2"), job("a", "3")}, nil, {job("b", "1")}, {job("c", "1"), job("c", "2")}},
+			[]string{"a1", "b1", "c1", "a2", "c2", "a3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, j := range takeTurns(tc.perOwner) {
+				got = append(got, j.owner+j.cluster.ID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("takeTurns = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

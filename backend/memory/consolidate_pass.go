@@ -104,7 +104,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	var jobs []*clusterJob
+	var perOwner [][]*clusterJob
 	states := map[string]*ownerState{}
 	for _, o := range owners {
 		rep.FactsIn += len(o.facts)
@@ -113,7 +113,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 			return rep, err
 		}
 		states[o.key] = st
-		jobs = append(jobs, due...)
+		perOwner = append(perOwner, due)
 		for _, c := range skipped {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cluster %s skipped after %d failed passes in a row (last: %s); it is tried again when a fact joins it or a day after its last failure",
 				o.key, c.ID, c.Fails, c.LastErr))
@@ -128,6 +128,7 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 			rep.OwnersUnchanged++
 		}
 	}
+	jobs := takeTurns(perOwner)
 	if len(jobs) > 0 && s.llmState() != LLMOK {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("no call made: the extraction endpoint is %s", s.llmState()))
 		rep.ClustersPending = len(jobs)
@@ -146,6 +147,24 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 	rep.DurationMS = s.now().Sub(start).Milliseconds()
 	s.events.Publish(Event{Type: "consolidate.done", At: s.now().UTC(), Data: rep})
 	return rep, nil
+}
+
+// takeTurns queues the owners' due clusters one owner after another, a
+// cluster each turn, so a pass whose budget runs out has called some of
+// every owner's, not all of the first owners' and none of the rest.
+func takeTurns(perOwner [][]*clusterJob) []*clusterJob {
+	var out []*clusterJob
+	for turn := 0; ; turn++ {
+		took := false
+		for _, due := range perOwner {
+			if turn < len(due) {
+				out, took = append(out, due[turn]), true
+			}
+		}
+		if !took {
+			return out
+		}
+	}
 }
 
 // ownerState is an owner's clusters during a pass; mu guards saving them.
