@@ -124,7 +124,9 @@ func (s *Service) Retire(ctx context.Context, id string, in RetireInput) (Memory
 // by each other would leave neither), or belongs to someone else. A
 // retired row shows its replacer, so that must be the same person's, and
 // an agent's row may be replaced by the agent's own or the person's own
-// (no agent), never by another agent's.
+// (no agent), never by another agent's. (Consolidation alone does that:
+// the graph is the person's, so a job one agent learns retires another
+// agent's row of the job it ended, in favour of the new job's row.)
 func (s *Service) checkReplacer(ctx context.Context, id, by string) error {
 	rep, err := s.store.Get(ctx, by)
 	if err != nil {
