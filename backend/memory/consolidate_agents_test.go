@@ -99,81 +99,6 @@ func TestConsolidation_EachAgentsTopicsAndSchemasAreItsOwn(t *testing.T) {
 	}
 }
 
-// A store consolidated before consolidation ran per agent keeps its
-// topics: a cluster already called is not called again, and a fact
-// joining an agent's topic calls it with that agent's facts only. What
-// was derived then from every agent's facts under one agent (a schema
-// citing another agent's fact, the arc) is retired, so neither that
-// agent's recall nor its next call sees it; its own schemas stay.
-func TestConsolidation_AnUpgradeKeepsTheTopicsAlreadyCalled(t *testing.T) {
-	r, c := newConsolidateRig(t, consolidateCfg())
-	w1 := r.agentFact(t, "work", "Drinks green tea at work every morning")
-	w2 := r.agentFact(t, "work", "Drinks green tea at work after lunch")
-	h1 := r.agentFact(t, "home", "Drinks green tea at home every morning")
-	ctx := context.Background()
-	work := memory.Owner{UserID: "alice", AgentID: "work"}
-	mixed := r.put(t, memory.Memory{Layer: memory.LayerSchema, Content: "Drinks green tea at home and at work", Owner: work,
-		Category: "pattern", Source: memory.SourceConsolidation, SourceIDs: []string{w1.ID, h1.ID}})
-	own := r.put(t, memory.Memory{Layer: memory.LayerSchema, Content: "Drinks green tea at work all day", Owner: work,
-		Category: "pattern", Source: memory.SourceConsolidation, SourceIDs: []string{w1.ID, w2.ID}})
-	arc := r.put(t, memory.Memory{Layer: memory.LayerSummary, Content: "Alice drinks tea at home and at work", Owner: work,
-		Category: "arc", Source: memory.SourceConsolidation, Metadata: map[string]string{"arc": "true"}})
-	old := memory.OwnerClusters{NextSeq: 1, ClusteredAt: time.Now(),
-		Clusters: []memory.Cluster{{ID: "c1", Members: []string{w1.ID, w2.ID, h1.ID}, OKAt: time.Now()}}}
-	if err := r.store.SaveClusters(ctx, "alice", old); err != nil {
-		t.Fatal(err)
-	}
-	r.consolidate(t)
-	if n := c.calls(); n != 0 {
-		t.Fatalf("the first pass after the upgrade made %d calls for topics already called", n)
-	}
-	st, err := r.store.LoadClusters(ctx, "alice/work")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Clusters) != 1 || st.Clusters[0].ID != "c1" || !slices.Equal(st.Clusters[0].Members, []string{w1.ID, w2.ID}) {
-		t.Fatalf("agent work's clusters after the upgrade: %+v", st.Clusters)
-	}
-	for _, x := range []struct {
-		row  memory.Memory
-		live bool
-	}{{mixed, false}, {arc, false}, {own, true}} {
-		m := r.get(t, x.row.ID)
-		if m.Live() != x.live || (!x.live && (m.RetiredHow != memory.RetiredDropped || m.RetireReason != memory.ReasonOtherAgents)) {
-			t.Errorf("agent work's %s row %q after the upgrade: live %v (want %v), retired %q %q",
-				m.Layer, m.Content, m.Live(), x.live, m.RetiredHow, m.RetireReason)
-		}
-	}
-	res, err := r.svc.Search(ctx, memory.SearchInput{UserIDs: []string{"alice"}, AgentID: "work", Query: "green tea at home", MinScore: new(0.0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range res.Hits {
-		if h.Memory.ID == mixed.ID || h.Memory.ID == arc.ID {
-			t.Errorf("agent work recalls %q, built from agent home's facts too", h.Memory.Content)
-		}
-	}
-	w3 := r.agentFact(t, "work", "Drinks green tea at work before meetings")
-	c.set(schemaOfEveryCall)
-	r.consolidate(t)
-	if len(c.requests) != 1 {
-		t.Fatalf("%d calls after a fact joined agent work's topic, want 1", len(c.requests))
-	}
-	var got []string
-	for _, f := range c.requests[0].Facts {
-		got = append(got, f.ID)
-	}
-	slices.Sort(got)
-	want := []string{w1.ID, w2.ID, w3.ID}
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("the call for agent work's topic showed %v, want its facts %v", got, want)
-	}
-	if req := c.requests[0]; req.Arc != "" || len(req.Schemas) != 1 || req.Schemas[0].ID != own.ID {
-		t.Errorf("the call for agent work's topic was shown the arc %q and the schemas %+v, want no arc and only %s", req.Arc, req.Schemas, own.ID)
-	}
-}
-
 // The graph is the person's: a job one agent's facts show ends the job
 // another agent's facts showed, and that agent's row for it is retired,
 // so its recall stops offering the old job as current.
@@ -209,41 +134,5 @@ func TestConsolidation_AJobOneAgentLearnsEndsAnotherAgentsRow(t *testing.T) {
 	}
 	if m := r.get(t, old[0].ID); m.RetiredHow != memory.RetiredReplaced || m.RetiredBy != rows[0].ID {
 		t.Fatalf("agent work's row of the ended job: %+v", m)
-	}
-}
-
-// A user id holding "/" was kept under a key that now escapes it: the
-// first pass finds the topics there and calls none already called, and
-// the agent's topics come from them too.
-func TestConsolidation_AUserIDWithASlashKeepsItsTopics(t *testing.T) {
-	r, c := newConsolidateRig(t, consolidateCfg())
-	ctx := context.Background()
-	own := func(agent, text string) memory.Memory {
-		o := memory.Owner{UserID: "team/amy", AgentID: agent}
-		turn := r.put(t, memory.Memory{Layer: memory.LayerRaw, Content: text, Owner: o, Extraction: memory.ExtractDone})
-		return r.put(t, memory.Memory{Layer: memory.LayerFact, Content: text, Owner: o, Category: memory.LabelProjectState,
-			SourceIDs: []string{turn.ID}})
-	}
-	a1, a2 := own("", "Amy drinks green tea every morning"), own("", "Amy drinks green tea after lunch")
-	w1, w2 := own("work", "Amy drinks green tea at work"), own("work", "Amy drinks green tea before meetings")
-	old := memory.OwnerClusters{NextSeq: 2, ClusteredAt: time.Now(), Clusters: []memory.Cluster{
-		{ID: "c1", Members: []string{a1.ID, a2.ID}, OKAt: time.Now()},
-		{ID: "c2", Members: []string{w1.ID, w2.ID}, OKAt: time.Now()},
-	}}
-	if err := r.store.SaveClusters(ctx, "team/amy", old); err != nil {
-		t.Fatal(err)
-	}
-	r.consolidate(t)
-	if n := c.calls(); n != 0 {
-		t.Fatalf("the first pass made %d calls for topics called under the old key", n)
-	}
-	for key, want := range map[string][]string{"team%2Famy": {a1.ID, a2.ID}, "team%2Famy/work": {w1.ID, w2.ID}} {
-		st, err := r.store.LoadClusters(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(st.Clusters) != 1 || !slices.Equal(st.Clusters[0].Members, want) {
-			t.Errorf("clusters under %s: %+v, want one of %v", key, st.Clusters, want)
-		}
 	}
 }

@@ -97,6 +97,8 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 
 // hasRelationRow reports whether the relation has an L5 row, live or
 // retired (one retired by hand stays retired: it is not written again).
+// A row an upgrade retired as resting on another agent's facts does not
+// count: the agent's own facts stating the relation earn it a row.
 func (s *Service) hasRelationRow(ctx context.Context, scope Scope, rel, text string) (bool, error) {
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerKnowledge}, Scope: scope, Category: categoryRelation,
 		IncludeRetired: true, Text: text, Limit: MaxListLimit})
@@ -104,7 +106,7 @@ func (s *Service) hasRelationRow(ctx context.Context, scope Scope, rel, text str
 		return false, fmt.Errorf("read the rows of relation %s: %w", rel, err)
 	}
 	for _, m := range rows {
-		if m.Metadata[MetaRelation] == rel {
+		if m.Metadata[MetaRelation] == rel && (m.Live() || m.RetireReason != ReasonOtherAgents) {
 			return true, nil
 		}
 	}

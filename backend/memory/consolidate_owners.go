@@ -16,9 +16,6 @@ type ownerFacts struct {
 	scope     Scope // exactly this owner's rows
 	person    Scope // the alias group's rows of every agent
 	facts     []Memory
-	// shared: the alias group has live facts outside this owner (of
-	// another agent, or of none) too.
-	shared bool
 }
 
 // factsByOwner reads every live L3 fact (task experiences aside), grouped
@@ -60,13 +57,8 @@ func (s *Service) factsByOwner(ctx context.Context, byAgent bool) ([]ownerFacts,
 			break
 		}
 	}
-	perPerson := map[string]int{}
-	for _, g := range groups {
-		perPerson[g.personKey]++
-	}
 	out := make([]ownerFacts, 0, len(groups))
 	for _, g := range groups {
-		g.shared = perPerson[g.personKey] > 1
 		out = append(out, *g)
 	}
 	sort.Slice(out, func(i, j int) bool {

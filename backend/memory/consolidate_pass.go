@@ -191,7 +191,7 @@ func (s *Service) saveCluster(ctx context.Context, own *ownerState, id string, f
 // prepareOwner brings an owner's clusters up to date with their facts,
 // saves them, and returns the due clusters as jobs and the resting ones.
 func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, gen uint64, now time.Time) (*ownerState, []*clusterJob, []Cluster, error) {
-	st, err := s.loadOwnerClusters(ctx, o, gen)
+	st, carry, err := s.loadOwnerClusters(ctx, o, gen)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -210,8 +210,14 @@ func (s *Service) prepareOwner(ctx context.Context, o ownerFacts, gen uint64, no
 	if st.ClusteredAt.IsZero() {
 		st.ClusteredAt = now
 	}
+	carry.finish(&st)
 	if err := s.writeGen(gen, func() error { return s.cstore.SaveClusters(ctx, o.key, st) }); err != nil {
 		return nil, nil, nil, fmt.Errorf("save clusters of %s: %w", o.key, err)
+	}
+	if carry.clear != "" {
+		if err := s.writeGen(gen, func() error { return s.cstore.SaveClusters(ctx, carry.clear, OwnerClusters{}) }); err != nil {
+			return nil, nil, nil, fmt.Errorf("empty the old clusters of %s: %w", o.key, err)
+		}
 	}
 	own := &ownerState{key: o.key, gen: gen, st: st}
 	var jobs []*clusterJob
