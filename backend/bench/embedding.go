@@ -111,6 +111,10 @@ func throughput(ctx context.Context, e memory.Embedder) (float64, error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, runtime.GOMAXPROCS(0))
 	next := make(chan []string)
+	// failed stops handing out batches once a caller failed (the bench
+	// was stopped, or the embedder broke): no one would take them.
+	ctx, failed := context.WithCancel(ctx)
+	defer failed()
 	start := time.Now()
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -119,18 +123,27 @@ func throughput(ctx context.Context, e memory.Embedder) (float64, error) {
 			for batch := range next {
 				if _, err := e.Embed(ctx, batch, memory.PurposeDocument); err != nil {
 					errs <- err
+					failed()
 					return
 				}
 			}
 		}()
 	}
+hand:
 	for i := 0; i < len(texts); i += 64 {
-		next <- texts[i:min(i+64, len(texts))]
+		select {
+		case next <- texts[i:min(i+64, len(texts))]:
+		case <-ctx.Done():
+			break hand
+		}
 	}
 	close(next)
 	wg.Wait()
 	close(errs)
 	if err := <-errs; err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	return float64(len(texts)) / time.Since(start).Seconds(), nil

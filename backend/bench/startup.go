@@ -33,6 +33,9 @@ func benchStartup(ctx context.Context, dir, binary string, n int) ([]row, error)
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	c := client.New(fmt.Sprintf("http://127.0.0.1:%d", port), "")
 	for c.Ready(ctx) != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if time.Since(start) > 60*time.Second {
 			return nil, fmt.Errorf("the server was not ready after 60 s")
 		}

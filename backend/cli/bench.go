@@ -22,12 +22,12 @@ import (
 func runBench(ctx context.Context, e Env, args []string) (err error) {
 	ctx, stop := stopOnSignal(ctx, e)
 	defer func() {
-		sig := stop()
-		// What a bench's own clean-up left (it failed, or never ran).
+		// What a bench's own clean-up left (it failed, or never ran),
+		// while a signal still waits for it.
 		if rerr := bench.RemoveTemps(); rerr != nil {
 			fmt.Fprintln(e.Stderr, "hyatlas: some of the bench's temporary data could not be removed:", rerr)
 		}
-		if sig != nil {
+		if sig := stop(); sig != nil {
 			err = signalled{sig}
 		}
 	}()
@@ -191,8 +191,9 @@ func (s *sizeList) Set(v string) error {
 // stopOnSignal returns ctx cancelled by the first interrupt or
 // termination, so a bench stops where it is and its clean-up runs (its
 // stores closed, then its temporary data, up to gigabytes, removed). A
-// second signal stops at once: the temporary data is removed and the
-// process ends with 128 + the signal's number. stop stops listening and
+// second signal stops without waiting for the bench: the temporary data
+// is removed (a removal under way is finished) and the process ends with
+// 128 + the signal's number. stop stops listening and
 // returns the signal that cancelled ctx (nil if none came).
 func stopOnSignal(parent context.Context, e Env) (ctx context.Context, stop func() os.Signal) {
 	ctx, cancel := context.WithCancel(parent)
