@@ -193,8 +193,8 @@ func (s *sizeList) Set(v string) error {
 // stores closed, then its temporary data, up to gigabytes, removed). A
 // second signal stops without waiting for the bench: the temporary data
 // is removed (a removal under way is finished) and the process ends with
-// 128 + the signal's number. stop stops listening and
-// returns the signal that cancelled ctx (nil if none came).
+// 128 + the signal's number. stop stops listening and returns the
+// signal that cancelled ctx (nil if none came).
 func stopOnSignal(parent context.Context, e Env) (ctx context.Context, stop func() os.Signal) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 2)
@@ -207,7 +207,7 @@ func stopOnSignal(parent context.Context, e Env) (ctx context.Context, stop func
 			select {
 			case sig := <-sigs:
 				if first.CompareAndSwap(nil, sig) {
-					fmt.Fprintln(e.Stderr, "stopping the bench and removing its temporary data (again to stop at once)")
+					fmt.Fprintln(e.Stderr, "stopping the bench and removing its temporary data (again to stop without waiting)")
 					cancel()
 					continue
 				}
