@@ -184,9 +184,10 @@ func (s *Service) extractNow(ctx context.Context, id string) ExtractionStatus {
 	switch {
 	case err == nil && st != StatusPending:
 		return st // done or failed, even if only just in time
-	case errors.Is(wait.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		// The caller has waited long enough: the write answers pending and
-		// the workers extract it (a call cut short counts no try).
+	case errors.Is(wait.Err(), context.DeadlineExceeded) && ctx.Err() == nil, ctx.Err() != nil:
+		// The caller has waited long enough, or hung up: the write answers
+		// pending and the workers extract it now (a call cut short counts
+		// no try), not the next catch-up run minutes later.
 		s.enqueue(id)
 		return StatusPending
 	case err != nil:

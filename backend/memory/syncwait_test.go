@@ -81,3 +81,37 @@ func TestSyncWrite_GivesUpWaitingAndQueues(t *testing.T) {
 		t.Errorf("rows after both writes: %d, %v; want 2", len(rows.Memories), err)
 	}
 }
+
+// A write whose caller hangs up while its extraction runs is stored and
+// handed to the workers at once, not left for the next catch-up run.
+func TestSyncWrite_ACallerThatHangsUpLeavesItQueued(t *testing.T) {
+	x := &scriptedExtractor{}
+	var mu sync.Mutex
+	var queued []string
+	r := newRig(t, extractCfg(), func(d *memory.Deps) {
+		d.Extractor = x
+		d.LLMState = func() memory.LLMState { return memory.LLMOK }
+		d.Enqueue = func(id string) {
+			mu.Lock()
+			queued = append(queued, id)
+			mu.Unlock()
+		}
+	})
+	ctx, hangUp := context.WithCancel(context.Background())
+	x.set(func(memory.ExtractRequest) (memory.ExtractPlan, error) {
+		hangUp() // the client goes away while the model thinks
+		return memory.ExtractPlan{}, context.Canceled
+	})
+	res, err := r.svc.Add(ctx, memory.AddInput{Text: "a write whose caller hangs up", Owner: memory.Owner{UserID: "u1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.store.Get(context.Background(), res.Memory.ID); err != nil || got.Extraction != memory.ExtractPending {
+		t.Errorf("the write is not stored and pending: %+v %v", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(queued) != 1 || queued[0] != res.Memory.ID {
+		t.Errorf("queued %v, want the write %s", queued, res.Memory.ID)
+	}
+}
