@@ -29,14 +29,17 @@ RETRY_FIRST, RETRY_MAX = 0.5, 10.0
 # shorter wait would send the same write again while the first still runs.
 WRITE_TIMEOUT = 330.0
 # Statuses that say "not now" rather than "never": the app stopping (503),
-# a token being replaced (401), overload (408, 429) or a passing fault. A
-# write refused so is tried again, RETRY_STATUS_TRIES times at most except
-# for OUTAGE statuses: the app stopping, or a token that is wrong until
-# the app is connected again, keep the writes waiting like an app that is
+# a token being replaced (401), overload (408, 429) or a passing fault
+# (5xx: a lock held too long, an embedding that failed). A write refused
+# so is tried again for RETRY_STATUS_WINDOW seconds, long enough for a
+# passing fault to pass, after which one that still fails is taken to
+# fail for good and dropped, so it cannot hold up the writes behind it for
+# ever. OUTAGE statuses (the app stopping, or a token that is wrong until
+# the app is connected again) keep the writes waiting like an app that is
 # down (the queue is bounded by MAX_QUEUED either way).
 TRANSIENT = {401, 408, 429, 500, 502, 503, 504}
 OUTAGE = {401, 503}
-RETRY_STATUS_TRIES = 5
+RETRY_STATUS_WINDOW = 600.0
 
 
 class Health:
@@ -206,7 +209,7 @@ class Writer:
             pass
 
     def _run(self):
-        delay, tries = RETRY_FIRST, 0  # tries: refusals of the item at the head, by a transient status
+        delay, refused_since = RETRY_FIRST, None  # when the item at the head was first refused
         while True:
             with self._cv:
                 # An empty queue ends the thread (the next put starts one), so
@@ -223,18 +226,20 @@ class Writer:
                 self.client.request(method, path, body, timeout=WRITE_TIMEOUT)
                 self.health.ok()
                 self.sent += 1
-                delay, tries = RETRY_FIRST, 0
+                delay, refused_since = RETRY_FIRST, None
             except Unreachable as e:
                 self.health.failed(str(e))
                 done = False
             except ApiError as e:
-                tries += 1
-                if e.status in OUTAGE or (e.status in TRANSIENT and tries < RETRY_STATUS_TRIES):
+                now = time.monotonic()
+                if refused_since is None:
+                    refused_since = now
+                if e.status in OUTAGE or (e.status in TRANSIENT and now - refused_since < RETRY_STATUS_WINDOW):
                     self.health.failed(f"{e.status} {e.code}")
                     done = False
                 else:  # refused (bad input), or still failing: retrying will not help
                     log.warning("HyAtlas refused a %s %s: %s %s", method, path, e.status, e.code)
-                    tries = 0
+                    refused_since = None
             except Exception as e:  # never let the thread die
                 log.warning("HyAtlas write failed: %s", type(e).__name__)
             with self._cv:

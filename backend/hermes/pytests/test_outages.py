@@ -234,13 +234,39 @@ class Misbehaving(unittest.TestCase):
         writer.RETRY_FIRST, writer.RETRY_MAX = 0.01, 0.02
         self.addCleanup(lambda: setattr(writer, "RETRY_FIRST", saved[0]) or setattr(writer, "RETRY_MAX", saved[1]))
         unauthorized = (401, {"code": "unauthorized", "error": "bad token"})
-        app = ScriptedApp({"/api/v1/add": [unauthorized] * (writer.RETRY_STATUS_TRIES * 3) + [(200, {"success": True})]})
+        saved_window = writer.RETRY_STATUS_WINDOW
+        writer.RETRY_STATUS_WINDOW = 0.05
+        self.addCleanup(lambda: setattr(writer, "RETRY_STATUS_WINDOW", saved_window))
+        app = ScriptedApp({"/api/v1/add": [unauthorized] * 30 + [(200, {"success": True})]})
         self.addCleanup(app.close)
         p = new_provider(self, plugin_dir=plugin_dir_for(app.address), user_id=unique_user())
         p.writer.put("POST", "/api/v1/add", {"text": "written while the token was wrong"})
         self.assertTrue(p.writer.flush(15))
-        self.assertEqual(len(app.seen), writer.RETRY_STATUS_TRIES * 3 + 1)
+        self.assertEqual(len(app.seen), 31)
         self.assertEqual(p.writer.sent, 1, "the write was dropped")
+
+    def test_a_passing_fault_is_waited_out_and_a_lasting_one_drops_the_write(self):
+        # A 500 is tried again for RETRY_STATUS_WINDOW (a passing fault
+        # passes), however many times; a write still refused after it is
+        # dropped, so it cannot hold up the writes behind it for ever.
+        from hyatlas import writer
+        saved = writer.RETRY_FIRST, writer.RETRY_MAX, writer.RETRY_STATUS_WINDOW
+        self.addCleanup(lambda: (setattr(writer, "RETRY_FIRST", saved[0]), setattr(writer, "RETRY_MAX", saved[1]),
+                                 setattr(writer, "RETRY_STATUS_WINDOW", saved[2])))
+        writer.RETRY_FIRST, writer.RETRY_MAX = 0.01, 0.02
+        fault = (500, {"code": "internal", "error": "embedding failed"})
+        for name, window, sent in (("passing", 60.0, 2), ("lasting", 0.2, 1)):
+            with self.subTest(name):
+                writer.RETRY_STATUS_WINDOW = window
+                replies = [fault] * 20 + [(200, {"success": True})] if name == "passing" else [fault] * 1000
+                app = ScriptedApp({"/api/v1/add": replies, "/api/v1/feedback": [(200, {"success": True})]})
+                self.addCleanup(app.close)
+                p = new_provider(self, plugin_dir=plugin_dir_for(app.address), user_id=unique_user())
+                p.writer.put("POST", "/api/v1/add", {"text": "written during a fault"})
+                p.writer.put("POST", "/api/v1/feedback", {"used": ["m1"]})
+                self.assertTrue(p.writer.flush(15))
+                self.assertEqual(p.writer.sent, sent)
+                self.assertEqual(app.seen[-1][0], "/api/v1/feedback", "the write behind it was never sent")
 
 
 class AutoStart(unittest.TestCase):
