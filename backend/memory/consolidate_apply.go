@@ -108,7 +108,7 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 		return fmt.Errorf("read cluster %s: %w", job.cluster.ID, err)
 	}
 	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "cluster " + job.cluster.ID, Owner: job.rowOwner}, now: now,
-		scope: job.scope, retired: map[string]bool{}}
+		scope: job.scope, retired: map[string]bool{}, keepRestored: true}
 	// A fact the model may merge or drop: one it was shown, unchanged since,
 	// neither written by the user by hand nor ever restored by them (the
 	// model never retires what a person chose to keep).
@@ -143,10 +143,7 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 			out.refused++
 			continue
 		}
-		p.retire(m.ID, RetiredDropped, "", reason)
-		if mirror := m.Metadata[MetaMirror]; mirror != "" {
-			p.retire(mirror, RetiredDropped, "", reason)
-		}
+		p.retireAsRead(m, RetiredDropped, "", reason)
 		out.dropped++
 	}
 	if len(p.rows) == 0 && len(p.changes.Retire) == 0 {

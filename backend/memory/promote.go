@@ -106,6 +106,11 @@ type promotion struct {
 	retired map[string]bool
 	// offered is the text of each fact the model was shown, by id.
 	offered map[string]string
+	// expect holds, for each row to retire, the text the plan was worked
+	// out from; mirrorOf the fact whose retirement an L1 mirror's follows
+	// (see dropStale). keepRestored also spares rows restored meanwhile.
+	expect, mirrorOf map[string]string
+	keepRestored     bool
 }
 
 func (p *promotion) newRow(layer Layer, text, category string, eventAt time.Time) *Memory {
@@ -251,11 +256,22 @@ func (p *promotion) asOffered(ctx context.Context, id string) (Memory, bool, err
 
 // retireFact retires a fact and its L1 mirror in favour of row by.
 func (p *promotion) retireFact(_ context.Context, old Memory, how RetireHow, by string) error {
-	p.retire(old.ID, how, by, "")
-	if mirror := old.Metadata[MetaMirror]; mirror != "" {
-		p.retire(mirror, how, by, "") // already retired or deleted: Apply skips it
-	}
+	p.retireAsRead(old, how, by, "")
 	return nil
+}
+
+// retireAsRead retires a fact as it was read (old), with its L1 mirror:
+// if it changes before the commit, neither is retired (see dropStale).
+func (p *promotion) retireAsRead(old Memory, how RetireHow, by, reason string) {
+	if p.expect == nil {
+		p.expect, p.mirrorOf = map[string]string{}, map[string]string{}
+	}
+	p.expect[old.ID] = old.Content
+	p.retire(old.ID, how, by, reason)
+	if mirror := old.Metadata[MetaMirror]; mirror != "" {
+		p.mirrorOf[mirror] = old.ID
+		p.retire(mirror, how, by, reason) // already retired or deleted: Apply skips it
+	}
 }
 
 // restated is the strength of a fact that states old again: old's,
@@ -353,6 +369,9 @@ func (s *Service) commit(ctx context.Context, p *promotion) error {
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
 	if err := s.checkGen(p.gen); err != nil {
+		return err
+	}
+	if err := p.dropStale(ctx); err != nil {
 		return err
 	}
 	for i, m := range p.rows {
