@@ -20,6 +20,9 @@ type AddRequest struct {
 	AgentID   string            `json:"agent_id"`
 	SessionID string            `json:"session_id"`
 	Metadata  map[string]string `json:"metadata"`
+	// RequestID names the write: sent again with the same id (its answer
+	// was lost), it answers the row the first one stored.
+	RequestID string `json:"request_id"`
 }
 
 func (s *Server) add(w http.ResponseWriter, r *http.Request) error {
@@ -36,7 +39,7 @@ func (s *Server) add(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := s.mem.Add(r.Context(), memory.AddInput{
 		Text: *text, Owner: memory.Owner{UserID: req.UserID, AgentID: req.AgentID},
-		SessionID: req.SessionID, Metadata: req.Metadata,
+		SessionID: req.SessionID, Metadata: req.Metadata, RequestID: req.RequestID,
 	})
 	if err != nil {
 		return err

@@ -346,7 +346,7 @@ func TestSnapshot_BeforeUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(fmt.Sprintf("DROP INDEX graph_nodes_name; DROP INDEX graph_edges_held_src; PRAGMA user_version = %d", store.SchemaVersion()-1)); err != nil {
+	if _, err := db.Exec(fmt.Sprintf("DROP INDEX memories_request_id; PRAGMA user_version = %d", store.SchemaVersion()-1)); err != nil {
 		t.Fatal(err)
 	}
 	_ = db.Close()

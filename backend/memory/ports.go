@@ -187,6 +187,9 @@ type Store interface {
 	Insert(ctx context.Context, rows ...NewRow) error
 	Get(ctx context.Context, id string) (Memory, error)
 	GetMany(ctx context.Context, ids []string) (map[string]Memory, error)
+	// RawByRequest finds the raw row the owner wrote with a request id
+	// (MetaRequestID); ok is false when there is none.
+	RawByRequest(ctx context.Context, o Owner, req string) (m Memory, ok bool, err error)
 	List(ctx context.Context, f ListFilter) ([]Memory, int, error)
 	Keyword(ctx context.Context, q KeywordQuery) ([]KeywordHit, error)
 	FindByContent(ctx context.Context, scope Scope, text string, contains bool) ([]Memory, error)

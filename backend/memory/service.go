@@ -124,11 +124,12 @@ type Deps struct {
 // they committed. Ready holds the write lock too, so it sees the two agree
 // whenever no change is half applied. Nothing takes indexSync twice.
 type Service struct {
-	cfg    Config
-	store  Store
-	events Publisher
-	now    func() time.Time
-	emb    atomic.Pointer[embedding]
+	cfg      Config
+	requests sync.Mutex // a write's request-id check and insert (see Add)
+	store    Store
+	events   Publisher
+	now      func() time.Time
+	emb      atomic.Pointer[embedding]
 
 	extractor Extractor
 	xstore    ExtractionStore

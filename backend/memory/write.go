@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -25,7 +26,14 @@ type AddInput struct {
 	SessionID string
 	Metadata  map[string]string
 	Source    string // "" means conversation:<session> or "api"
+	// RequestID names the write: the same owner's write with the same id
+	// is stored once (a write sent again because its answer was lost).
+	RequestID string
 }
+
+// MetaRequestID holds a raw row's request id (AddInput.RequestID); a
+// client's metadata may not set it.
+const MetaRequestID = "hyatlas_request_id"
 
 // AddResult is what a write reports.
 type AddResult struct {
@@ -51,6 +59,22 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 	}
 	if err := checkMetadata(in.Metadata); err != nil {
 		return AddResult{}, err
+	}
+	if _, ok := in.Metadata[MetaRequestID]; ok {
+		return AddResult{}, Errorf(EINVALID, "metadata key %s is HyAtlas's own: give request_id", MetaRequestID)
+	}
+	if err := checkLabel("request_id", in.RequestID); err != nil {
+		return AddResult{}, err
+	}
+	if in.RequestID != "" {
+		if prev, ok, err := s.store.RawByRequest(ctx, owner, in.RequestID); err != nil || ok {
+			return s.sentBefore(prev, err)
+		}
+		in.Metadata = maps.Clone(in.Metadata)
+		if in.Metadata == nil {
+			in.Metadata = map[string]string{}
+		}
+		in.Metadata[MetaRequestID] = in.RequestID
 	}
 	session := strings.TrimSpace(in.SessionID)
 	if session == "" {
@@ -84,7 +108,18 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 	if err != nil {
 		return AddResult{}, err
 	}
-	if err := s.insertRaw(ctx, m, vec); err != nil {
+	if in.RequestID != "" {
+		// The same request sent twice at once: one of them writes.
+		s.requests.Lock()
+		prev, ok, err := s.store.RawByRequest(ctx, owner, in.RequestID)
+		if err == nil && !ok {
+			err = s.insertRaw(ctx, m, vec)
+		}
+		s.requests.Unlock()
+		if err != nil || ok {
+			return s.sentBefore(prev, err)
+		}
+	} else if err := s.insertRaw(ctx, m, vec); err != nil {
 		return AddResult{}, err
 	}
 	if status == StatusPending {
@@ -95,6 +130,25 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 		}
 	}
 	return AddResult{Memory: m, ExtractionStatus: status}, nil
+}
+
+// sentBefore answers a write whose request id the owner sent before
+// with the row that write stored (prev) and how its extraction stands,
+// storing nothing; err is the lookup's.
+func (s *Service) sentBefore(prev Memory, err error) (AddResult, error) {
+	if err != nil {
+		return AddResult{}, err
+	}
+	st := StatusPending
+	switch prev.Extraction {
+	case ExtractDone:
+		st = StatusDone
+	case ExtractFailed:
+		st = StatusFailed
+	case ExtractSkipped:
+		st = StatusSkipped
+	}
+	return AddResult{Memory: prev, ExtractionStatus: st}, nil
 }
 
 // insertRaw commits a raw row and indexes it.

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"hyatlas/backend/memory"
@@ -86,6 +87,9 @@ func TestAdd_BadInputChangesNothing(t *testing.T) {
 		{"too many metadata keys", memory.AddInput{Text: "x", Metadata: many}, memory.EINVALID},
 		{"empty metadata key", memory.AddInput{Text: "x", Metadata: map[string]string{"": "v"}}, memory.EINVALID},
 		{"huge metadata value", memory.AddInput{Text: "x", Metadata: map[string]string{"k": strings.Repeat("v", 9000)}}, memory.EINVALID},
+		{"long request id", memory.AddInput{Text: "x", RequestID: strings.Repeat("r", 300)}, memory.EINVALID},
+		{"control char in request id", memory.AddInput{Text: "x", RequestID: "r\n1"}, memory.EINVALID},
+		{"request id in metadata", memory.AddInput{Text: "x", Metadata: map[string]string{memory.MetaRequestID: "r1"}}, memory.EINVALID},
 	}
 	r := newRig(t, memory.Config{})
 	for _, tt := range tests {
@@ -99,5 +103,47 @@ func TestAdd_BadInputChangesNothing(t *testing.T) {
 				t.Errorf("a refused write changed something: %+v index %d", st, r.index.Len())
 			}
 		})
+	}
+}
+
+// A write sent again with its request id (its answer was lost when
+// HyAtlas stopped) answers the row the first one stored and stores
+// nothing; another owner's request id is another write. Sent many times
+// at once, one of them writes.
+func TestAdd_ARequestSentAgainIsStoredOnce(t *testing.T) {
+	r := newRig(t, memory.Config{})
+	ctx := context.Background()
+	add := func(agent, req string) memory.AddResult {
+		t.Helper()
+		res, err := r.svc.Add(ctx, memory.AddInput{Text: "USER: my bike is green", Owner: memory.Owner{UserID: "u1", AgentID: agent}, RequestID: req})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := add("hermes", "r1")
+	var wg sync.WaitGroup
+	ids := make([]string, 8)
+	for i := range ids {
+		wg.Go(func() { ids[i] = add("hermes", "r1").Memory.ID })
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != first.Memory.ID {
+			t.Errorf("the request sent again answered %s, want the first write's %s", id, first.Memory.ID)
+		}
+	}
+	if other := add("work", "r1"); other.Memory.ID == first.Memory.ID {
+		t.Error("another agent's write with the same request id was taken for a repeat")
+	}
+	if plain := add("hermes", ""); plain.Memory.ID == first.Memory.ID {
+		t.Error("a write without a request id was taken for a repeat")
+	}
+	st, err := r.svc.Stats(ctx)
+	if err != nil || st.Live[memory.LayerRaw] != 3 {
+		t.Errorf("raw rows: %v %v, want 3 (the first, another agent's, one without an id)", st.Live[memory.LayerRaw], err)
+	}
+	if got := r.get(t, first.Memory.ID); got.Metadata[memory.MetaRequestID] != "r1" {
+		t.Errorf("the row keeps its request id: %v", got.Metadata)
 	}
 }

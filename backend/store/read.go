@@ -25,6 +25,26 @@ func (s *Store) Get(ctx context.Context, id string) (memory.Memory, error) {
 	return m, nil
 }
 
+// RawByRequest finds the raw row owner o wrote with the request id req
+// (memory.MetaRequestID); ok is false when there is none.
+func (s *Store) RawByRequest(ctx context.Context, o memory.Owner, req string) (m memory.Memory, ok bool, err error) {
+	m, err = scanMemory(s.reader.QueryRowContext(ctx, rawByRequestSQL, req, o.UserID, o.AgentID))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return memory.Memory{}, false, nil
+	case err != nil:
+		return memory.Memory{}, false, fmt.Errorf("read the row of request %q: %w", req, err)
+	}
+	return m, true, nil
+}
+
+// rawByRequestSQL is RawByRequest's query, through the partial index
+// memories_request_id (0011_request_id.sql): its terms imply the index's
+// (left to itself, the planner walked every raw row by layer).
+const rawByRequestSQL = `SELECT ` + memoryColumns + ` FROM memories INDEXED BY memories_request_id
+	WHERE layer = 'l2_raw' AND json_extract(metadata, '$.` + memory.MetaRequestID + `') = ? AND user_id = ? AND agent_id = ?
+	ORDER BY created_at LIMIT 1`
+
 // GetMany reads the rows with the given ids; unknown ids are left out.
 func (s *Store) GetMany(ctx context.Context, ids []string) (map[string]memory.Memory, error) {
 	out := make(map[string]memory.Memory, len(ids))

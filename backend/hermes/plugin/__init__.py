@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import uuid
 
 try:
     from agent.memory_provider import MemoryProvider
@@ -171,7 +172,10 @@ class HyatlasMemoryProvider(MemoryProvider):
         meta = {"source": "hermes"}
         if self.platform:
             meta["platform"] = self.platform
-        self.writer.put("POST", "/api/v1/add", dict(self.owner(), text=body, session_id=session_id, metadata=meta))
+        # The request id makes the turn stored once even when it is sent
+        # again because HyAtlas stopped before it answered.
+        self.writer.put("POST", "/api/v1/add", dict(self.owner(), text=body, session_id=session_id, metadata=meta,
+                                                    request_id=uuid.uuid4().hex))
         if session_id == self._ended:
             self._ended = None  # an ended session taken up again: its next end is sent
         with self._lock:

@@ -1,0 +1,74 @@
+"""A turn whose answer was lost (HyAtlas stopped after storing it) is sent
+again and stored once."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+import unittest
+
+from helpers import TOKEN, api, hyatlas, live_rows, new_provider, plugin_dir_for, unique_user
+
+
+class LosingProxy:
+    """Passes the plugin's requests to the real HyAtlas, but hangs up
+    without answering the first write, after HyAtlas stored it: as when
+    HyAtlas stops between storing a turn and answering it."""
+
+    def __init__(self):
+        self.writes = 0
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if self.path.startswith("/proof"):
+                    self.reply({"proof": hyatlas.client.proof(TOKEN, self.path.split("nonce=", 1)[-1])})
+                    return
+                answer = api(self.command, self.path, json.loads(body) if body else None)
+                if self.path == "/api/v1/add":
+                    proxy.writes += 1
+                    if proxy.writes == 1:
+                        self.close_connection = True  # stored, never answered
+                        return
+                self.reply(answer)
+
+            do_GET = do_POST
+
+            def reply(self, obj):
+                raw = json.dumps(obj).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.address = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class LostAnswers(unittest.TestCase):
+    def test_a_turn_sent_again_after_a_lost_answer_is_stored_once(self):
+        proxy = LosingProxy()
+        self.addCleanup(proxy.close)
+        user = unique_user()
+        p = new_provider(self, plugin_dir=plugin_dir_for(proxy.address), user_id=user)
+        p.sync_turn("Lost answer test: the canoe is red.", "Red canoe noted.", session_id="lost")
+        self.assertTrue(p.writer.flush(30))
+        self.assertEqual(proxy.writes, 2, "the write whose answer was lost was not sent again")
+        rows = live_rows(user, "l2_raw")
+        self.assertEqual(len(rows), 1, f"the turn was stored {len(rows)} times")
+
+
+if __name__ == "__main__":
+    unittest.main()
