@@ -68,7 +68,7 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 	}
 	if in.RequestID != "" {
 		if prev, ok, err := s.store.RawByRequest(ctx, owner, in.RequestID); err != nil || ok {
-			return s.sentBefore(prev, err)
+			return s.sentBefore(prev, in, err)
 		}
 		in.Metadata = maps.Clone(in.Metadata)
 		if in.Metadata == nil {
@@ -117,7 +117,7 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 		}
 		s.requests.Unlock()
 		if err != nil || ok {
-			return s.sentBefore(prev, err)
+			return s.sentBefore(prev, in, err)
 		}
 	} else if err := s.insertRaw(ctx, m, vec); err != nil {
 		return AddResult{}, err
@@ -134,10 +134,14 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 
 // sentBefore answers a write whose request id the owner sent before
 // with the row that write stored (prev) and how its extraction stands,
-// storing nothing; err is the lookup's.
-func (s *Service) sentBefore(prev Memory, err error) (AddResult, error) {
+// storing nothing; err is the lookup's. A request id used before for
+// another text is an ECONFLICT error: that is no repeat.
+func (s *Service) sentBefore(prev Memory, in AddInput, err error) (AddResult, error) {
 	if err != nil {
 		return AddResult{}, err
+	}
+	if prev.Content != in.Text {
+		return AddResult{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", in.RequestID)
 	}
 	st := StatusPending
 	switch prev.Extraction {

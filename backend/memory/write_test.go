@@ -136,6 +136,10 @@ func TestAdd_ARequestSentAgainIsStoredOnce(t *testing.T) {
 	if other := add("work", "r1"); other.Memory.ID == first.Memory.ID {
 		t.Error("another agent's write with the same request id was taken for a repeat")
 	}
+	_, err := r.svc.Add(ctx, memory.AddInput{Text: "USER: my bike is blue", Owner: memory.Owner{UserID: "u1", AgentID: "hermes"}, RequestID: "r1"})
+	if memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Errorf("another text with a request id sent before: %v, want a conflict", err)
+	}
 	if plain := add("hermes", ""); plain.Memory.ID == first.Memory.ID {
 		t.Error("a write without a request id was taken for a repeat")
 	}
