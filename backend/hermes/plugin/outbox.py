@@ -4,7 +4,10 @@ gateway replacing the agent) and is sent by the next session.
 
 One file per writer, <HERMES_HOME>/hyatlas/outbox/<pid>-<nonce>.jsonl
 (mode 0600, in a 0700 folder): a line per queued write ({"n": seq, "m":
-method, "p": path, "b": body}) and a line per write done ({"done": seq}).
+method, "p": path, "b": body}), a line per write done ({"done": seq}) and
+one when a write was first refused for now ({"refused": seq, "at": unix
+time}, or "at": null once that no longer counts), so the time it may be
+tried again for runs on in the next session.
 It is emptied whenever the queue is, and removed when its writer closes
 with nothing left. A file whose writer is gone (its process ended, or it
 was closed in this one) is claimed by the next writer that opens: renamed
@@ -49,6 +52,9 @@ class Outbox:
     def done(self, seq: int) -> None:
         self._line({"done": seq})
 
+    def refused(self, seq: int, at: float | None) -> None:
+        self._line({"refused": seq, "at": at})
+
     def clear(self) -> None:
         """Nothing waits: the file goes (it never grows without bound) and
         comes back with the next write."""
@@ -89,9 +95,10 @@ def _forget(path: str) -> None:
         _live.discard(path)
 
 
-def claim_orphans(folder: str) -> list[tuple[str, str, object]]:
+def claim_orphans(folder: str) -> list[tuple[str, str, object, float | None]]:
     """The writes left in the files of writers that are gone, oldest file
-    first, each in its order; the files are removed once read. A file
+    first, each in its order, with when each was first refused for now
+    (None if it was not); the files are removed once read. A file
     another live writer holds, or one a concurrent claim took first, is
     left alone."""
     try:
@@ -125,8 +132,8 @@ def claim_orphans(folder: str) -> list[tuple[str, str, object]]:
     return out
 
 
-def _read(path: str) -> list[tuple[str, str, object]]:
-    items, done = {}, set()
+def _read(path: str) -> list[tuple[str, str, object, float | None]]:
+    items, done, refused = {}, set(), {}
     try:
         with open(path, "r", encoding="utf-8") as f:
             for line in f:
@@ -138,11 +145,14 @@ def _read(path: str) -> list[tuple[str, str, object]]:
                     continue
                 if "done" in rec:
                     done.add(rec["done"])
+                elif "refused" in rec:
+                    at = rec.get("at")
+                    refused[rec["refused"]] = float(at) if isinstance(at, (int, float)) else None
                 elif isinstance(rec.get("n"), int) and isinstance(rec.get("m"), str) and isinstance(rec.get("p"), str):
                     items[rec["n"]] = (rec["m"], rec["p"], rec.get("b"))
     except OSError:
         return []
-    return [items[n] for n in sorted(items) if n not in done]
+    return [items[n] + (refused.get(n),) for n in sorted(items) if n not in done]
 
 
 def _mtime(path: str) -> float:

@@ -31,10 +31,11 @@ WRITE_TIMEOUT = 330.0
 # Statuses that say "not now" rather than "never": the app stopping (503),
 # a token being replaced (401), overload (408, 429) or a passing fault
 # (5xx: a lock held too long, an embedding that failed). A write refused
-# so is tried again for RETRY_STATUS_WINDOW seconds, long enough for a
-# passing fault to pass, after which one that still fails is taken to
-# fail for good and dropped, so it cannot hold up the writes behind it for
-# ever. OUTAGE statuses (the app stopping, or a token that is wrong until
+# so is tried again for RETRY_STATUS_WINDOW seconds from its first such
+# refusal (kept in the outbox, so the time runs on in the next session;
+# an outage in between starts it again), long enough for a passing fault
+# to pass, after which one that still fails is taken to fail for good and
+# dropped, so it cannot hold up the writes behind it for ever. OUTAGE statuses (the app stopping, or a token that is wrong until
 # the app is connected again) keep the writes waiting like an app that is
 # down (the queue is bounded by MAX_QUEUED either way).
 TRANSIENT = {401, 408, 429, 500, 502, 503, 504}
@@ -101,6 +102,7 @@ class Writer:
         self._thread = None
         self._outbox = None
         self._seq = 0
+        self._refused = {}  # seq -> when it was first refused for now (unix time)
         self.dropped = 0
         self.sent = 0
 
@@ -116,12 +118,13 @@ class Writer:
                 log.warning("HyAtlas writes are kept in memory only: %s", e.strerror or type(e).__name__)
                 return 0
             left = outbox.claim_orphans(folder)
-            old = list(self._q)
+            old, refused = list(self._q), self._refused
             self._q.clear()
-            for method, path, body in left:
-                self._enqueue(method, path, body)
-            for _, method, path, body in old:
-                self._enqueue(method, path, body)
+            self._refused = {}
+            for method, path, body, at in left:
+                self._note_refused(self._enqueue(method, path, body), at)
+            for seq, method, path, body in old:
+                self._note_refused(self._enqueue(method, path, body), refused.get(seq))
             if self._q:
                 self._wake()
         if left:
@@ -134,6 +137,7 @@ class Writer:
                 return
             if len(self._q) >= MAX_QUEUED:
                 seq = self._q.popleft()[0]
+                self._refused.pop(seq, None)
                 if self._outbox is not None:
                     try:
                         self._outbox.done(seq)
@@ -145,8 +149,9 @@ class Writer:
             self._enqueue(method, path, body)
             self._wake()
 
-    def _enqueue(self, method, path, body):
-        """Queues one item (and writes it to the outbox); holds self._cv."""
+    def _enqueue(self, method, path, body) -> int:
+        """Queues one item (and writes it to the outbox) and returns its
+        seq; holds self._cv."""
         self._seq += 1
         if self._outbox is not None:
             try:
@@ -154,6 +159,20 @@ class Writer:
             except (OSError, ValueError):
                 pass  # the file is a safety net; the queue still has the write
         self._q.append((self._seq, method, path, body))
+        return self._seq
+
+    def _note_refused(self, seq, at):
+        """Records when item seq was first refused for now (None: it no
+        longer counts), in the outbox too; holds self._cv."""
+        if at is None and self._refused.pop(seq, None) is None:
+            return
+        if at is not None:
+            self._refused[seq] = at
+        if self._outbox is not None:
+            try:
+                self._outbox.refused(seq, at)
+            except (OSError, ValueError):
+                pass
 
     def _wake(self):
         """Starts the sending thread once and wakes it; holds self._cv."""
@@ -209,7 +228,7 @@ class Writer:
             pass
 
     def _run(self):
-        delay, refused_since = RETRY_FIRST, None  # when the item at the head was first refused
+        delay = RETRY_FIRST
         while True:
             with self._cv:
                 # An empty queue ends the thread (the next put starts one), so
@@ -226,25 +245,31 @@ class Writer:
                 self.client.request(method, path, body, timeout=WRITE_TIMEOUT)
                 self.health.ok()
                 self.sent += 1
-                delay, refused_since = RETRY_FIRST, None
+                delay = RETRY_FIRST
             except Unreachable as e:
                 self.health.failed(str(e))
                 done = False
+                with self._cv:
+                    self._note_refused(seq, None)  # an outage: the fault's time starts again
             except ApiError as e:
-                now = time.monotonic()
-                if refused_since is None:
-                    refused_since = now
-                if e.status in OUTAGE or (e.status in TRANSIENT and now - refused_since < RETRY_STATUS_WINDOW):
+                now = time.time()
+                with self._cv:
+                    if e.status in OUTAGE:
+                        self._note_refused(seq, None)
+                    elif seq not in self._refused:
+                        self._note_refused(seq, now)
+                    since = self._refused.get(seq, now)
+                if e.status in OUTAGE or (e.status in TRANSIENT and now - since < RETRY_STATUS_WINDOW):
                     self.health.failed(f"{e.status} {e.code}")
                     done = False
                 else:  # refused (bad input), or still failing: retrying will not help
                     log.warning("HyAtlas refused a %s %s: %s %s", method, path, e.status, e.code)
-                    refused_since = None
             except Exception as e:  # never let the thread die
                 log.warning("HyAtlas write failed: %s", type(e).__name__)
             with self._cv:
                 if done and self._q and self._q[0] is item:
                     self._q.popleft()
+                    self._refused.pop(seq, None)
                     self._journal_done(seq)
                 self._busy = False
                 self._cv.notify_all()

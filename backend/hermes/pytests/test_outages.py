@@ -245,6 +245,31 @@ class Misbehaving(unittest.TestCase):
         self.assertEqual(len(app.seen), 31)
         self.assertEqual(p.writer.sent, 1, "the write was dropped")
 
+    def test_the_time_a_failing_write_is_tried_for_runs_on_in_the_next_session(self):
+        # A write first refused 11 minutes ago, in an earlier session, and
+        # left in the outbox, is dropped at its next refusal; the write
+        # behind it goes through at once. Its refusal time starts again
+        # after an outage (the null line).
+        home = tempfile.mkdtemp(prefix="hermes-outbox-")
+        folder = os.path.join(home, "hyatlas", "outbox")
+        os.makedirs(folder, mode=0o700)
+        old = {"text": "failing write", "user_id": unique_user()}
+        lines = [{"n": 1, "m": "POST", "p": "/api/v1/add", "b": old}, {"refused": 1, "at": time.time() - 660},
+                 {"n": 2, "m": "POST", "p": "/api/v1/add", "b": old}, {"refused": 2, "at": time.time() - 660},
+                 {"refused": 2, "at": None}]
+        with open(os.path.join(folder, f"{os.getpid()}-seeded.jsonl"), "w", encoding="utf-8") as f:
+            f.write("".join(json.dumps(x) + "\n" for x in lines))
+        app = ScriptedApp({"/api/v1/add": [(500, {"code": "internal", "error": "still failing"}),
+                                           (500, {"code": "internal", "error": "still failing"}),
+                                           (200, {"success": True})],
+                           "/api/v1/feedback": [(200, {"success": True})]})
+        self.addCleanup(app.close)
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address), hermes_home=home, user_id=unique_user())
+        p.writer.put("POST", "/api/v1/feedback", {"used": ["m1"]})
+        self.assertTrue(p.writer.flush(15), "a write refused for longer than the window held up the queue")
+        self.assertEqual([s for s, _ in app.seen], ["/api/v1/add"] * 3 + ["/api/v1/feedback"])
+        self.assertEqual(p.writer.sent, 2, "the write whose refusal no longer counted was not tried again")
+
     def test_a_passing_fault_is_waited_out_and_a_lasting_one_drops_the_write(self):
         # A 500 is tried again for RETRY_STATUS_WINDOW (a passing fault
         # passes), however many times; a write still refused after it is
