@@ -134,7 +134,6 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 			continue
 		}
 		p.mergeFacts(facts, text, job.cluster.ID)
-		out.merged += len(facts)
 	}
 	for _, d := range plan.Drops {
 		m, ok := eligible(d.ID)
@@ -144,7 +143,6 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 			continue
 		}
 		p.retireAsRead(m, RetiredDropped, "", reason)
-		out.dropped++
 	}
 	if len(p.rows) == 0 && len(p.changes.Retire) == 0 {
 		return nil
@@ -160,6 +158,16 @@ func (s *Service) reconcileCluster(ctx context.Context, job *clusterJob, plan Co
 		job.retired[r.ID] = true
 		if r.Retirement.How == RetiredMerged {
 			job.mergedInto[r.ID] = r.Retirement.By
+		}
+		// What was committed counts (dropStale may have left some out),
+		// facts only, not their mirrors.
+		if _, mirror := p.mirrorOf[r.ID]; !mirror {
+			switch r.Retirement.How {
+			case RetiredMerged:
+				out.merged++
+			case RetiredDropped:
+				out.dropped++
+			}
 		}
 	}
 	for _, m := range p.rows {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -190,6 +191,15 @@ func (s *Service) retireOtherAgentsRows(ctx context.Context, o ownerFacts, gen u
 	defer s.indexSync.Unlock()
 	if err := s.checkGen(gen); err != nil {
 		return carried{}, err
+	}
+	// Restored since it was read (Restore takes indexSync too): kept.
+	ids = slices.DeleteFunc(ids, func(id string) bool {
+		restored, rerr := s.everRestored(ctx, id)
+		err = errors.Join(err, rerr)
+		return restored
+	})
+	if err != nil || len(ids) == 0 {
+		return c, err
 	}
 	out, cas, err := s.store.RetireMany(ctx, ids, Retirement{How: RetiredDropped, Reason: ReasonOtherAgents, At: s.now().UTC()})
 	if err != nil {

@@ -111,6 +111,9 @@ type promotion struct {
 	// (see dropStale). keepRestored also spares rows restored meanwhile.
 	expect, mirrorOf map[string]string
 	keepRestored     bool
+	// credits: what a new row (by id) took from rows it retires, given
+	// back if a retirement is dropped (see dropStale).
+	credits map[string][]credit
 }
 
 func (p *promotion) newRow(layer Layer, text, category string, eventAt time.Time) *Memory {
@@ -156,8 +159,9 @@ func (s *Service) promote(ctx context.Context, raw Memory, gen uint64, plan Extr
 		goals[in.ID] = in.Goal
 	}
 	for _, id := range plan.IntentionsDone {
-		// One rewritten (or deleted) while the model was thinking stays:
-		// the model judged a goal that is no longer there.
+		// One rewritten (or deleted) while the model was thinking, or
+		// before the commit, stays: the model judged a goal that is no
+		// longer there.
 		m, err := s.store.Get(ctx, id)
 		if ErrorCode(err) == ENOTFOUND || err == nil && m.Content != goals[id] {
 			continue
@@ -165,7 +169,7 @@ func (s *Service) promote(ctx context.Context, raw Memory, gen uint64, plan Extr
 		if err != nil {
 			return nil, fmt.Errorf("read intention %s: %w", id, err)
 		}
-		p.retire(id, RetiredDone, raw.ID, "the write it points to shows it done")
+		p.retireAsRead(m, RetiredDone, raw.ID, "the write it points to shows it done")
 	}
 	if err := p.intentions(ctx, plan.Intentions); err != nil {
 		return nil, err
@@ -210,6 +214,7 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 				return err
 			}
 			if same {
+				p.credit(id, old.ID, countOf(old), m.Strength)
 				m.Metadata[MetaCount] = strconv.Itoa(countOf(old) + 1)
 				m.Strength = p.restated(old) // stated again: a reference
 				if err := p.retireFact(ctx, old, RetiredUpdated, id); err != nil {
@@ -353,6 +358,7 @@ func (p *promotion) dedupe(ctx context.Context) error {
 			if err := p.retireFact(ctx, old, RetiredRestated, m.ID); err != nil {
 				return err
 			}
+			p.credit(m.ID, old.ID, 0, p.rows[i].Strength)
 			p.rows[i].Strength = max(p.rows[i].Strength, p.restated(old))
 			break
 		}

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strconv"
 )
 
 // dropStale keeps a promotion from retiring a row that changed after the
@@ -46,6 +47,7 @@ func (p *promotion) dropStale(ctx context.Context) error {
 			dropped[r.Retirement.By] = true
 		}
 	}
+	p.giveBack(stale)
 	keep := p.changes.Retire[:0]
 	for _, r := range p.changes.Retire {
 		fact := r.ID
@@ -70,4 +72,59 @@ func (p *promotion) dropStale(ctx context.Context) error {
 	}
 	p.rows, p.vectors = rows, vecs
 	return nil
+}
+
+// credit is what a new row took from a row it retires: a count added to
+// its own, and its strength before it was raised (-1: not raised).
+type credit struct {
+	from     string
+	count    int
+	strength float64
+}
+
+// credit notes that row to took count and strength from row from.
+func (p *promotion) credit(to, from string, count int, strengthBefore float64) {
+	if p.credits == nil {
+		p.credits = map[string][]credit{}
+	}
+	p.credits[to] = append(p.credits[to], credit{from: from, count: count, strength: strengthBefore})
+}
+
+// giveBack takes back what rows took from the stale rows they no longer
+// retire: the count (on a new row, or in an update of an existing one)
+// and the raised strength.
+func (p *promotion) giveBack(stale map[string]bool) {
+	for to, cs := range p.credits {
+		for _, c := range cs {
+			if !stale[c.from] {
+				continue
+			}
+			for i := range p.rows {
+				if p.rows[i].ID == to {
+					takeCount(p.rows[i].Metadata, c.count)
+					if c.strength >= 0 {
+						p.rows[i].Strength = c.strength
+					}
+				}
+			}
+			for _, u := range p.changes.Update {
+				if u.ID == to {
+					takeCount(u.Update.Metadata, c.count)
+				}
+			}
+		}
+	}
+}
+
+// takeCount lowers the count in md by n (a count of 1 is no count).
+func takeCount(md map[string]string, n int) {
+	if md == nil || n == 0 {
+		return
+	}
+	left := countOf(Memory{Metadata: md}) - n
+	if left <= 1 {
+		delete(md, MetaCount)
+		return
+	}
+	md[MetaCount] = strconv.Itoa(left)
 }

@@ -64,10 +64,46 @@ func TestExtract_AFactEditedWhileTheNewOneIsEmbeddedStays(t *testing.T) {
 			if got := r.get(t, old.ID); !got.Live() || got.Content != edited {
 				t.Errorf("the fact edited meanwhile: live %v, %q (retired %s)", got.Live(), got.Content, got.RetiredHow)
 			}
-			if live := r.live(t, memory.LayerFact, "u1"); !slices.ContainsFunc(live, func(m memory.Memory) bool { return m.Content == f.Text }) {
-				t.Errorf("the new fact is missing: %+v", live)
+			live := r.live(t, memory.LayerFact, "u1")
+			i := slices.IndexFunc(live, func(m memory.Memory) bool { return m.Content == f.Text })
+			if i < 0 {
+				t.Fatalf("the new fact is missing: %+v", live)
+			}
+			// It retired nothing, so it took no count nor strength from it.
+			if n := live[i].Metadata[memory.MetaCount]; n != "" || live[i].Strength != memory.DefaultStrength {
+				t.Errorf("the new fact counts %q at strength %v, want its own (no count, %v)", n, live[i].Strength, memory.DefaultStrength)
 			}
 		})
+	}
+}
+
+// An intention the user rewrites while extraction embeds its new rows is
+// not retired as done on the strength of its old goal.
+func TestExtract_AnIntentionRewrittenWhileTheNewRowsAreEmbeddedStaysOpen(t *testing.T) {
+	x := &scriptedExtractor{}
+	hook := &hookEmbedder{trigger: "The TLS certificate was renewed"}
+	r := newRig(t, extractCfg(), func(d *memory.Deps) {
+		d.Extractor = x
+		d.LLMState = func() memory.LLMState { return memory.LLMOK }
+		hook.Embedder = d.Embedder
+		d.Embedder = hook
+	})
+	x.set(plan(memory.ExtractPlan{Intentions: []memory.PlannedIntention{{Goal: "Renew the TLS certificate"}}}))
+	r.write(t, "I need to renew the TLS certificate", "u1")
+	intent := r.live(t, memory.LayerIntention, "u1")[0]
+	goal := "Renew the TLS certificate and the SSH host keys"
+	hook.hook = func() {
+		if _, err := r.svc.Edit(context.Background(), intent.ID, memory.EditInput{Content: &goal}); err != nil {
+			t.Error(err)
+		}
+	}
+	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+		return memory.ExtractPlan{IntentionsDone: []string{intent.ID},
+			Facts: []memory.PlannedFact{{Text: "The TLS certificate was renewed", Label: memory.LabelProjectState}}}, nil
+	})
+	r.write(t, "the TLS certificate is renewed", "u1")
+	if got := r.get(t, intent.ID); !got.Live() || got.Content != goal {
+		t.Errorf("the rewritten intention: live %v, %q (retired %s)", got.Live(), got.Content, got.RetiredHow)
 	}
 }
 

@@ -56,6 +56,7 @@ func (s *Service) reconcile(ctx context.Context, raw Memory, gen uint64, created
 		switch d.Action {
 		case ReconcileUpdate:
 			counts[d.NewID] += countOf(old)
+			p.credit(d.NewID, old.ID, countOf(old), -1)
 			if err := p.retireFact(ctx, old, RetiredUpdated, d.NewID); err != nil {
 				return err
 			}

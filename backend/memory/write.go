@@ -66,6 +66,11 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 	if err := checkLabel("request_id", in.RequestID); err != nil {
 		return AddResult{}, err
 	}
+	if in.RequestID != "" && len(in.Metadata) >= maxMetadataKeys {
+		// The request id is kept as one more key: a row has at most
+		// maxMetadataKeys, or its export would not import.
+		return AddResult{}, Errorf(EINVALID, "metadata has %d keys; with request_id at most %d are allowed", len(in.Metadata), maxMetadataKeys-1)
+	}
 	if in.RequestID != "" {
 		if prev, ok, err := s.store.RawByRequest(ctx, owner, in.RequestID); err != nil || ok {
 			return s.sentBefore(prev, in, err)
@@ -143,7 +148,7 @@ func (s *Service) sentBefore(prev Memory, in AddInput, err error) (AddResult, er
 	if prev.Content != in.Text {
 		return AddResult{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", in.RequestID)
 	}
-	st := StatusPending
+	st := s.extractionStatus() // pending, or why it cannot run now
 	switch prev.Extraction {
 	case ExtractDone:
 		st = StatusDone

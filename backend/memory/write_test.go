@@ -74,6 +74,10 @@ func TestAdd_BadInputChangesNothing(t *testing.T) {
 	for i := range 65 {
 		many[strings.Repeat("k", i+1)] = "v"
 	}
+	most := map[string]string{}
+	for i := range 64 {
+		most[strings.Repeat("k", i+1)] = "v"
+	}
 	tests := []struct {
 		name string
 		in   memory.AddInput
@@ -90,6 +94,7 @@ func TestAdd_BadInputChangesNothing(t *testing.T) {
 		{"long request id", memory.AddInput{Text: "x", RequestID: strings.Repeat("r", 300)}, memory.EINVALID},
 		{"control char in request id", memory.AddInput{Text: "x", RequestID: "r\n1"}, memory.EINVALID},
 		{"request id in metadata", memory.AddInput{Text: "x", Metadata: map[string]string{memory.MetaRequestID: "r1"}}, memory.EINVALID},
+		{"request id with 64 metadata keys", memory.AddInput{Text: "x", Metadata: most, RequestID: "r1"}, memory.EINVALID},
 	}
 	r := newRig(t, memory.Config{})
 	for _, tt := range tests {
@@ -149,5 +154,21 @@ func TestAdd_ARequestSentAgainIsStoredOnce(t *testing.T) {
 	}
 	if got := r.get(t, first.Memory.ID); got.Metadata[memory.MetaRequestID] != "r1" {
 		t.Errorf("the row keeps its request id: %v", got.Metadata)
+	}
+}
+
+// A write sent again answers how its extraction stands now, like the
+// first: without a key, awaiting_key, not a pending that never moves.
+func TestAdd_ARepeatSaysWhyItsExtractionWaits(t *testing.T) {
+	r := newRig(t, extractCfg(), func(d *memory.Deps) {
+		d.Extractor = &scriptedExtractor{}
+		d.LLMState = func() memory.LLMState { return memory.LLMAwaitingKey }
+	})
+	in := memory.AddInput{Text: "USER: my bike is green", Owner: memory.Owner{UserID: "u1"}, RequestID: "r1"}
+	for i := range 2 {
+		res, err := r.svc.Add(context.Background(), in)
+		if err != nil || res.ExtractionStatus != memory.StatusAwaitingKey {
+			t.Errorf("write %d: %s %v, want awaiting_key", i+1, res.ExtractionStatus, err)
+		}
 	}
 }
