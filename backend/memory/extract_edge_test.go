@@ -258,3 +258,36 @@ func TestCatchUp_TheEndpointDownChargesNoRow(t *testing.T) {
 		t.Errorf("the row is %s after %d tries (%d calls)", m.Extraction, m.ExtractTries, calls)
 	}
 }
+
+// One agent's write is never shown another agent's facts, and never
+// retires one (as restated, replaced or updated): an agent's facts are its
+// own, as its recall is.
+func TestExtract_OneAgentsWriteLeavesAnotherAgentsFacts(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	text := "Dana prefers the window seat on flights"
+	x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: text, Label: memory.LabelUserPreferences}}}))
+	add := func(agent string) {
+		t.Helper()
+		if _, err := r.svc.Add(context.Background(), memory.AddInput{Text: "USER: I always take the window seat",
+			Owner: memory.Owner{UserID: "dana", AgentID: agent}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("hermes")
+	hermes := r.live(t, memory.LayerFact, "dana")
+	if len(hermes) != 1 {
+		t.Fatalf("facts after hermes's write: %+v", hermes)
+	}
+	add("claude")
+	if req := x.last(); len(req.RelatedFacts) != 0 {
+		t.Errorf("claude's extraction was shown %+v, hermes's facts", req.RelatedFacts)
+	}
+	if got := r.get(t, hermes[0].ID); !got.Live() {
+		t.Errorf("claude's write retired hermes's fact (%s, by %s)", got.RetiredHow, got.RetiredBy)
+	}
+	// The same agent saying it again still restates its own fact.
+	add("hermes")
+	if got := r.get(t, hermes[0].ID); got.Live() || got.RetiredHow != memory.RetiredRestated {
+		t.Errorf("hermes's own fact said again: live %v, retired %q", got.Live(), got.RetiredHow)
+	}
+}

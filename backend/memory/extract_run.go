@@ -282,10 +282,19 @@ func (s *Service) lockOwner(ctx context.Context, o Owner) (func(), error) {
 	return unlock, nil
 }
 
-// ownerScope is the scope extraction works in: the write's user and the
-// user's aliases, any agent (facts about a person are shared by their
-// agents).
+// ownerScope is the scope extraction works in for facts and intentions:
+// the write's user and the user's aliases, and the write's agent only (or,
+// for the person's own write, rows of no agent). A write's extraction is
+// shown, and may update, replace or retire as restated, only what the same
+// agent was told: one agent's write never retires another agent's fact,
+// nor hands it to the model (see Scope: an agent's rows are its own).
 func (s *Service) ownerScope(o Owner) Scope {
+	return Scope{UserIDs: s.cfg.Aliases.Expand(o.UserID), AgentID: o.AgentID, ExactAgent: true}
+}
+
+// personScope is the scope of the person's entity pages: every agent's,
+// one page per thing a person knows (the graph's nodes are the person's).
+func (s *Service) personScope(o Owner) Scope {
 	return Scope{UserIDs: s.cfg.Aliases.Expand(o.UserID)}
 }
 
@@ -310,7 +319,7 @@ func (s *Service) extractRequest(ctx context.Context, raw Memory) (ExtractReques
 	for _, m := range intents {
 		req.OpenIntentions = append(req.OpenIntentions, RelatedIntention{ID: m.ID, Goal: m.Content, DueAt: m.DueAt})
 	}
-	pages, err := s.entityPages(ctx, scope)
+	pages, err := s.entityPages(ctx, s.personScope(raw.Owner))
 	if err != nil {
 		return ExtractRequest{}, err
 	}

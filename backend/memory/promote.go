@@ -325,10 +325,33 @@ func sameDigits(a, b string) bool {
 	return slices.Equal(set(a), set(b))
 }
 
+// sameWords reports whether two texts share most of their content words
+// (at least half of all the words either has): an embedder's cosine alone
+// calls two short sentences of one shape the same ("drinks tea in the
+// afternoon", "drinks coffee every morning at home").
+func sameWords(a, b string) bool {
+	set := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range contentWords(s) {
+			m[w] = true
+		}
+		return m
+	}
+	x, y := set(a), set(b)
+	shared := 0
+	for w := range x {
+		if y[w] {
+			shared++
+		}
+	}
+	return 2*shared >= len(x)+len(y)-shared
+}
+
 // dedupe retires, for each new fact, the owner's nearest live fact when it
-// says the same (cosine at least DedupeScore and the same digit runs): the
-// newest wording wins and the old one is retired as restated, with its
-// mirrors. A memory the user added by hand stays.
+// says the same (cosine at least DedupeScore, the same digit runs and
+// most of the same words): the newest wording wins and the old one is
+// retired as restated, with its mirrors. A memory the user added by hand
+// stays.
 func (p *promotion) dedupe(ctx context.Context) error {
 	floor := p.s.cfg.Extraction.DedupeScore
 	if floor <= 0 {
@@ -352,7 +375,7 @@ func (p *promotion) dedupe(ctx context.Context) error {
 			// What the user wrote by hand is never retired as restated by
 			// a model's wording of it.
 			if err != nil || !old.Live() || old.Category == CategoryExperience || old.Source == sourceManual ||
-				!sameDigits(old.Content, m.Content) {
+				!sameDigits(old.Content, m.Content) || !sameWords(old.Content, m.Content) {
 				continue
 			}
 			if err := p.retireFact(ctx, old, RetiredRestated, m.ID); err != nil {

@@ -115,7 +115,7 @@ func (p *promotion) entities(ctx context.Context, planned []EntityPage) error {
 	if len(planned) == 0 {
 		return nil
 	}
-	rows, err := p.s.entityRows(ctx, p.scope)
+	rows, err := p.s.entityRows(ctx, p.s.personScope(p.raw.Owner))
 	if err != nil {
 		return err
 	}
