@@ -136,3 +136,40 @@ func TestConsolidation_AJobOneAgentLearnsEndsAnotherAgentsRow(t *testing.T) {
 		t.Fatalf("agent work's row of the ended job: %+v", m)
 	}
 }
+
+// Within an alias group, a topic's rows are written under the user id of
+// its newest fact, which moves between the group's ids: the relation the
+// topic states again is the one held (it gains evidence), not a second
+// record with a second row.
+func TestConsolidation_AnAliasGroupStatesAHeldRelationAgain(t *testing.T) {
+	cfg := consolidateCfg()
+	aliases, err := memory.ParseAliases("alice,al")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Aliases = aliases
+	r, c := newConsolidateRig(t, cfg)
+	c.set(func(req memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+		var ids []string
+		for _, f := range req.Facts {
+			ids = append(ids, f.ID)
+		}
+		return memory.ConsolidatePlan{Edges: []memory.PlannedEdge{{From: "Zebra", To: "Rust", Relation: "uses", Evidence: ids}}}, nil
+	})
+	r.fact(t, "Project Zebra uses Rust", "al", r.turn(t, "zebra is rust", "al"), time.Time{})
+	r.fact(t, "Project Zebra is written in Rust", "al", r.turn(t, "rust for zebra", "al"), time.Time{})
+	if rep := r.consolidate(t); rep.Edges != 1 {
+		t.Fatalf("first pass: %+v", rep)
+	}
+	r.fact(t, "Project Zebra keeps Rust for its core", "alice", r.turn(t, "core in rust", "alice"), time.Time{})
+	rep := r.consolidate(t)
+	if c.calls() != 2 || rep.Edges != 0 {
+		t.Errorf("second pass: %d calls, %d relations learnt, want the held one stated again: %+v", c.calls(), rep.Edges, rep)
+	}
+	if rows := r.live(t, memory.LayerKnowledge, "alice"); len(rows) != 0 {
+		t.Errorf("alice's relation rows: %+v", rows)
+	}
+	if rows := r.live(t, memory.LayerKnowledge, "al"); len(rows) != 1 {
+		t.Errorf("the group's relation rows: %d, want 1", len(rows))
+	}
+}

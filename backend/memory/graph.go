@@ -173,13 +173,20 @@ type GraphPlan struct {
 // recited nor ended: each owner keeps the relations it learnt.
 func PlanRelation(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 	for _, h := range held {
-		if h.To == next.To && h.Owner == next.Owner && SameStint(h, next) {
+		if h.To == next.To && sameLearner(h, next) && SameStint(h, next) {
 			return GraphPlan{Recite: h.ID}
 		}
 	}
 	next.ID, next.LearnedAt, next.RecordedAt = NewGraphID("r", at), at, at
 	return planExclusive(held, next, at)
 }
+
+// sameLearner reports whether two records of a person's relation were
+// learnt by one owner: the same agent (or both the person's own). The
+// records planned against are the person's, so any user id of their alias
+// group is the same person: consolidation writes a topic's rows under the
+// user id of its newest fact, which moves between the group's ids.
+func sameLearner(a, b GraphEdge) bool { return a.Owner.AgentID == b.Owner.AgentID }
 
 // SameStint reports whether two records of a relation between the same
 // entities speak of one stint of it in the world: neither ended before
@@ -199,7 +206,7 @@ func SameStint(a, b GraphEdge) bool {
 // relations of its kind as if it were learnt now with its own start.
 func PlanRehold(held []GraphEdge, last GraphEdge, at time.Time) GraphPlan {
 	for _, h := range held {
-		if h.ID != last.ID && h.To == last.To && h.Owner == last.Owner && SameStint(h, last) {
+		if h.ID != last.ID && h.To == last.To && sameLearner(h, last) && SameStint(h, last) {
 			return GraphPlan{Recite: h.ID}
 		}
 	}
@@ -221,7 +228,7 @@ func planExclusive(held []GraphEdge, next GraphEdge, at time.Time) GraphPlan {
 	plan := GraphPlan{}
 	if next.Exclusive {
 		for _, h := range held {
-			if !h.Exclusive || h.ID == next.ID || h.To == next.To && h.Owner != next.Owner {
+			if !h.Exclusive || h.ID == next.ID || h.To == next.To && !sameLearner(h, next) {
 				continue
 			}
 			began := h.Began()
