@@ -218,8 +218,9 @@ func connectionHint(msg, base string, local, keySent bool) string {
 	case has("no such host", "server misbehaving", "name resolution"):
 		return host + " cannot be found: check the address (or the network)."
 	case has("HTTP 401", "HTTP 403"):
-		if !keySent && !local {
-			return "The endpoint wants a key: add it under Key below (after saving this endpoint)."
+		if !keySent {
+			// A local server may want one too (vLLM --api-key, llama-server).
+			return "The endpoint wants a key, and none was sent to it: add it under Key below (after saving this endpoint)."
 		}
 		return "The endpoint refused the key: check it under Key below."
 	case has("HTTP 404"):

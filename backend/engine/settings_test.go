@@ -21,6 +21,8 @@ func TestConnectionHint(t *testing.T) {
 		{"a typo in the host", "dial tcp: lookup api.openai.cmo: no such host", "https://api.openai.cmo/v1", false, true, "api.openai.cmo cannot be found"},
 		{"no key", "llm: api.example: HTTP 401: missing key", "https://api.example/v1", false, false, "wants a key"},
 		{"a wrong key", "llm: api.example: HTTP 401: bad key", "https://api.example/v1", false, true, "refused the key"},
+		{"no key sent to a local server", "llm: 127.0.0.1:8000: HTTP 401: missing key", "http://127.0.0.1:8000/v1", true, false, "none was sent"},
+		{"a wrong key of a local server", "llm: 127.0.0.1:8000: HTTP 401: bad key", "http://127.0.0.1:8000/v1", true, true, "refused the key"},
 		{"a wrong model", "llm: api.example: HTTP 404: model not found", "https://api.example/v1", false, true, "no such model"},
 		{"rate limited", "HTTP 429: slow down", "https://api.example/v1", false, true, "limiting requests"},
 		{"slow", "llm: context deadline exceeded", "http://127.0.0.1:8080/v1", true, false, "No answer within 30 seconds"},

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bandOf, closestByMeaning, editChange, glyphOf, hasStrength, shortDate, type Band } from './atlas';
+import { bandOf, closestByMeaning, editChange, glyphOf, hasStrength, quote, shortDate, type Band } from './atlas';
 import type { SearchAnswer } from './types';
 
 describe('atlas helpers', () => {
@@ -85,5 +85,16 @@ describe('closestByMeaning', () => {
     ['the low band', { band: 'low' as Band }, ['low']],
   ])('%s', (_name, f, want) => {
     expect(ids(f)).toEqual(want);
+  });
+});
+
+describe('quote', () => {
+  it.each([
+    ['short text', 'I like tea', 'I like tea'],
+    ['lines joined', 'line one\n\nline two', 'line one line two'],
+    ['long text cut', 'x'.repeat(130), 'x'.repeat(120) + '…'],
+    ['emoji kept whole', '😀'.repeat(121), '😀'.repeat(120) + '…'],
+  ])('%s', (_, text, want) => {
+    expect(quote(text)).toBe(want);
   });
 });

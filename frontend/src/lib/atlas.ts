@@ -107,3 +107,11 @@ export function closestByMeaning(ans: SearchAnswer, f: { layer: string; category
       ts: '', category: h.category ?? '', strength: h.strength,
     }));
 }
+
+/** A memory's text to quote in a message: at most max characters (a
+ * long one is cut with an ellipsis), on one line. */
+export function quote(text: string, max = 120): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(one);
+  return chars.length > max ? chars.slice(0, max).join('') + '…' : one;
+}
