@@ -111,6 +111,51 @@ func TestGraph_ARestoreThatEndsARelationRetiresItsRow(t *testing.T) {
 	}
 }
 
+// Restoring a fact behind a relation that a later one ended meanwhile
+// holds it again as ended ("lived in Berlin" until the Paris move): the
+// graph has it back in its history, and its L5 row stays retired, so
+// recall offers Paris alone as where Alice lives now.
+func TestGraph_ARestoredRelationThatHasEndedKeepsItsRowRetired(t *testing.T) {
+	ctx := context.Background()
+	r, c := newConsolidateRig(t, consolidateCfg())
+	lives := func(to, from string, ids ...string) memory.ConsolidatePlan {
+		return memory.ConsolidatePlan{Edges: []memory.PlannedEdge{{From: "Alice", To: to, Relation: "lives in",
+			Exclusive: true, ValidFrom: date(from), Evidence: ids}}}
+	}
+	b1 := r.fact(t, "Alice lives in Berlin", "alice", r.turn(t, "berlin", "alice"), date("2020-01-01"))
+	b2 := r.fact(t, "Alice has a flat in Berlin", "alice", r.turn(t, "berlin flat", "alice"), date("2020-01-02"))
+	c.set(reply(lives("Berlin", "2020-01-01", b1.ID, b2.ID)))
+	r.consolidate(t)
+	for _, id := range []string{b1.ID, b2.ID} {
+		if _, err := r.svc.Retire(ctx, id, memory.RetireInput{Reason: "not sure"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.advance(time.Hour)
+	p1 := r.fact(t, "Alice lives in Paris since June 2024", "alice", r.turn(t, "paris", "alice"), date("2024-06-01"))
+	p2 := r.fact(t, "Alice moved to Paris", "alice", r.turn(t, "paris move", "alice"), date("2024-06-02"))
+	c.set(reply(lives("Paris", "2024-06-01", p1.ID, p2.ID)))
+	if rep := r.consolidate(t); rep.Edges != 1 {
+		t.Fatalf("pass 2: %+v", rep)
+	}
+	r.advance(time.Hour)
+	if _, err := r.svc.Restore(ctx, b1.ID); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range r.live(t, memory.LayerKnowledge, "alice") {
+		texts = append(texts, m.Content)
+	}
+	if !slices.Equal(texts, []string{"Alice lives in Paris"}) {
+		t.Errorf("live L5 rows after the restore: %q; Berlin ended when Paris began, so recall should offer Paris alone", texts)
+	}
+	held := heldRelations(t, r)
+	ended := slices.ContainsFunc(held, func(e memory.GraphEdge) bool { return e.To != "" && !e.ValidTo.IsZero() })
+	if len(held) != 2 || !ended {
+		t.Errorf("held after the restore: %+v, want Paris and Berlin ended", held)
+	}
+}
+
 // Importing a newer export of an instance into a copy made
 // from an older one: a relation the copy already has (same id) does not
 // gain the evidence the original learnt since. The copy shows the

@@ -107,11 +107,17 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 		}
 		// Its rows retired because it lost its evidence come back, whichever
 		// fact's retirement (or delete) took them; one retired by hand stays.
-		rows, err := queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NOT NULL
-			AND retired_how = ? AND retire_reason IN (?, ?) AND `+relationRowsWhere,
-			string(memory.RetiredDropped), reasonEvidenceRetired, reasonEvidenceDeleted, rec.ID)
-		if err != nil {
-			return err
+		// Not when it holds again as a relation that has ended (a
+		// later one of its kind began meanwhile): recall offers what is
+		// true now, and the graph keeps its history.
+		var rows []string
+		if p.New.ValidTo.IsZero() || p.New.ValidTo.After(at) {
+			rows, err = queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NOT NULL
+				AND retired_how = ? AND retire_reason IN (?, ?) AND `+relationRowsWhere,
+				string(memory.RetiredDropped), reasonEvidenceRetired, reasonEvidenceDeleted, rec.ID)
+			if err != nil {
+				return err
+			}
 		}
 		for _, row := range rows {
 			if _, err := s.restoreRow(ctx, tx, row, at, cas); err != nil {
