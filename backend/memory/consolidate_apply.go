@@ -409,6 +409,9 @@ func (s *Service) writeArc(ctx context.Context, job *clusterJob, arc string, now
 	if err != nil {
 		return fmt.Errorf("read the current arc: %w", err)
 	}
+	if len(old) == 1 && old[0].Content == text {
+		return nil // the same story: nothing to replace
+	}
 	p := &promotion{s: s, gen: job.gen, raw: Memory{ID: "arc", Owner: job.rowOwner}, now: now, scope: job.scope, retired: map[string]bool{}}
 	m := p.newRow(LayerSummary, text, categoryArc, time.Time{})
 	m.Source, m.SourceIDs, m.Metadata = sourceConsol, nil, map[string]string{MetaArc: "true"}

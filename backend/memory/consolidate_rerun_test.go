@@ -86,3 +86,23 @@ func TestConsolidateRerunAfterALostClusterSaveWritesNothingTwice(t *testing.T) {
 		t.Fatalf("third pass: %d calls, %+v", c.calls()-calls, rep)
 	}
 }
+
+// An arc the model tells again word for word is not written again: the
+// held one stays (same row, no replaced version), and the report counts
+// no arc.
+func TestConsolidateKeepsAnArcToldAgain(t *testing.T) {
+	r, c := newConsolidateRig(t, consolidateCfg())
+	r.aliceFacts(t)
+	c.set(reply(memory.ConsolidatePlan{Arc: "Alice, a Globex engineer, drinks green tea."}))
+	if rep := r.consolidate(t); rep.Arc != 1 {
+		t.Fatalf("first pass: %+v", rep)
+	}
+	first := r.live(t, memory.LayerSummary, "alice")
+	r.fact(t, "Alice drinks green tea at noon too", "alice", r.turn(t, "more tea", "alice"), time.Time{})
+	if rep := r.consolidate(t); rep.ClustersRun != 1 || rep.Arc != 0 {
+		t.Fatalf("second pass: %+v, want the cluster run and no arc written", rep)
+	}
+	if now := r.live(t, memory.LayerSummary, "alice"); len(now) != 1 || len(first) != 1 || now[0].ID != first[0].ID {
+		t.Errorf("arcs after the same story again: %+v, want the first one kept", now)
+	}
+}
