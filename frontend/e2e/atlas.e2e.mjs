@@ -71,6 +71,20 @@ async function atlas(page) {
   check(fresh[0] === 'fact' && fresh[1] === '0.5', `the next add starts as ${fresh}, not fact 0.5`);
   await page.keyboard.press('Escape');
   await page.locator('[data-testid="add-content"]').waitFor({ state: 'detached', timeout: 5_000 });
+  // Typed text is not thrown away unasked: leaving the page asks first,
+  // and the first Escape only asks; the second discards it.
+  await page.click('[data-testid="add-open"]');
+  await page.fill('[data-testid="add-content"]', 'half a thought');
+  await page.click('[data-testid="nav-status"]');
+  await page.locator('[data-testid="leave-unsaved"]').waitFor({ timeout: 5_000 });
+  await page.click('[data-testid="leave-stay"]');
+  check((await page.inputValue('[data-testid="add-content"]')) === 'half a thought', 'Stay lost the typed text');
+  await page.focus('[data-testid="add-content"]');
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid="add-discard"]').waitFor({ timeout: 5_000 });
+  check(await page.isVisible('[data-testid="add-content"]'), 'the first Escape threw the typed text away');
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid="add-content"]').waitFor({ state: 'detached', timeout: 5_000 });
   await page.click('[data-testid="add-open"]');
   await page.fill('[data-testid="add-content"]', TEXT);
   await page.click('[data-testid="add-save"]');
