@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeTimes, fadeAt, layout, step, visibleAt } from './graph';
+import { changeTimes, fadeAt, layout, step, stepOrEnd, visibleAt } from './graph';
 import type { GraphRecord } from './types';
 
 const rec = (p: Partial<GraphRecord>): GraphRecord => ({
@@ -41,6 +41,11 @@ describe('the Mind Palace rules', () => {
     expect(step([10, 50], 20, 1)).toBe(50);
     expect(step([10, 50], 20, -1)).toBe(10);
     expect(step([10, 50], 60, 1)).toBe(60);
+    // The controls go on from the last change to the present, and stay there.
+    expect(stepOrEnd([10, 50], 20, 1, 100)).toBe(50);
+    expect(stepOrEnd([10, 50], 50, 1, 100)).toBe(100);
+    expect(stepOrEnd([10, 50], 100, 1, 100)).toBe(100);
+    expect(stepOrEnd([10, 50], 100, -1, 100)).toBe(50);
   });
 
   it('lays out every node once, deterministically, inside [-1, 1]', () => {

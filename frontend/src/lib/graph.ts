@@ -54,6 +54,13 @@ export function step(times: number[], t: number, dir: 1 | -1): number {
   return t;
 }
 
+/** step for the ▶/◀ controls: forward past the last change goes on to
+ * end (the present), so the page can always get back to "now". */
+export function stepOrEnd(times: number[], t: number, dir: 1 | -1, end: number): number {
+  const next = step(times, t, dir);
+  return dir > 0 && next === t && t < end ? end : next;
+}
+
 export interface Point {
   x: number;
   y: number;
