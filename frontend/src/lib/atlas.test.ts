@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bandOf, closestByMeaning, editChange, glyphOf, hasStrength, quote, shortDate, type Band } from './atlas';
+import { bandOf, closestByMeaning, editChange, glyphOf, hasStrength, printable, quote, shortDate, type Band } from './atlas';
 import type { SearchAnswer } from './types';
 
 describe('atlas helpers', () => {
@@ -96,5 +96,17 @@ describe('quote', () => {
     ['emoji kept whole', '😀'.repeat(121), '😀'.repeat(120) + '…'],
   ])('%s', (_, text, want) => {
     expect(quote(text)).toBe(want);
+  });
+});
+
+describe('printable', () => {
+  it.each([
+    ['plain text', 'tea at noon', 'tea at noon'],
+    ['lines and tabs kept', 'a\tb\nc', 'a\tb\nc'],
+    ['escape and bell', 'x\u001b[31my\u0007', 'x\u241b[31my\u2407'],
+    ['delete', 'a\u007fb', 'a\u2421b'],
+    ['nul', '\u0000', '\u2400'],
+  ])('%s', (_, text, want) => {
+    expect(printable(text)).toBe(want);
   });
 });

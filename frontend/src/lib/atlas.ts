@@ -115,3 +115,12 @@ export function quote(text: string, max = 120): string {
   const chars = Array.from(one);
   return chars.length > max ? chars.slice(0, max).join('') + '…' : one;
 }
+
+/** Text as it is shown: a control character (other than a line break or
+ * a tab), which would draw as nothing or an empty box, is shown by its
+ * Unicode picture (ESC as ␛, BEL as ␇, DEL as ␡), as the CLI shows it. */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
+    c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0)),
+  );
+}
