@@ -254,6 +254,8 @@ async function modelSettings(page) {
     // Named as the form names it, not by its key or environment variable.
     await page.locator('[data-testid="settings-error"]', { hasText: 'Snapshots kept' }).waitFor({ timeout: 10_000 });
     await page.fill('[data-testid="set-snapshot_keep"]', '5');
+    // The error was about the old value: changing it takes the error away.
+    await page.locator('[data-testid="settings-error"]').waitFor({ state: 'detached', timeout: 5_000 });
     await page.click('[data-testid="settings-save"]');
     await page.locator('[data-testid="restart-needed"]', { hasText: 'Model: — → tiny-model' }).waitFor({ timeout: 10_000 });
     check(await page.isVisible('[data-testid="restart"]'), 'no Restart now button');
