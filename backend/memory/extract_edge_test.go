@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -289,5 +290,56 @@ func TestExtract_OneAgentsWriteLeavesAnotherAgentsFacts(t *testing.T) {
 	add("hermes")
 	if got := r.get(t, hermes[0].ID); got.Live() || got.RetiredHow != memory.RetiredRestated {
 		t.Errorf("hermes's own fact said again: live %v, retired %q", got.Live(), got.RetiredHow)
+	}
+}
+
+// An agent's write is shown the person's own facts (the agent recalls
+// them) but cannot retire one: every agent would lose it to a row only
+// this agent sees. The person's own write may replace an agent's fact.
+func TestExtract_AnAgentSeesButCannotRetireThePersonsOwnFacts(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	ctx := context.Background()
+	// write stores a turn of dana through agent, whose extraction plans
+	// text, replacing the fact old (when set) if it was shown.
+	write := func(agent, text string, old *memory.Memory) memory.ExtractRequest {
+		t.Helper()
+		x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+			f := memory.PlannedFact{Text: text, Label: memory.LabelProjectState}
+			if old != nil {
+				f.Replaces = []string{old.ID}
+			}
+			return memory.ExtractPlan{Facts: []memory.PlannedFact{f}}, nil
+		})
+		if _, err := r.svc.Add(ctx, memory.AddInput{Text: "USER: " + text, Owner: memory.Owner{UserID: "dana", AgentID: agent}}); err != nil {
+			t.Fatal(err)
+		}
+		return x.last()
+	}
+	byText := func(text string) memory.Memory {
+		t.Helper()
+		for _, m := range r.live(t, memory.LayerFact, "dana") {
+			if m.Content == text {
+				return m
+			}
+		}
+		t.Fatalf("no live fact %q", text)
+		return memory.Memory{}
+	}
+	write("", "Dana lives in Berlin", nil)
+	own := byText("Dana lives in Berlin")
+	req := write("hermes", "Dana lives in Berlin Mitte", &own)
+	if !slices.ContainsFunc(req.RelatedFacts, func(f memory.RelatedFact) bool { return f.ID == own.ID }) {
+		t.Errorf("hermes was not shown the person's own fact: %+v", req.RelatedFacts)
+	}
+	if got := r.get(t, own.ID); !got.Live() {
+		t.Errorf("hermes's write retired the person's own fact (%s)", got.RetiredHow)
+	}
+	agents := byText("Dana lives in Berlin Mitte")
+	req = write("", "Dana lives in Berlin Mitte, near the park", &agents)
+	if !slices.ContainsFunc(req.RelatedFacts, func(f memory.RelatedFact) bool { return f.ID == agents.ID }) {
+		t.Fatalf("the person's own write was not shown hermes's fact: %+v", req.RelatedFacts)
+	}
+	if got := r.get(t, agents.ID); got.Live() || got.RetiredHow != memory.RetiredReplaced {
+		t.Errorf("the person's own write did not replace hermes's fact: live %v, %q", got.Live(), got.RetiredHow)
 	}
 }

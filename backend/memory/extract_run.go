@@ -283,13 +283,17 @@ func (s *Service) lockOwner(ctx context.Context, o Owner) (func(), error) {
 }
 
 // ownerScope is the scope extraction works in for facts and intentions:
-// the write's user and the user's aliases, and the write's agent only (or,
-// for the person's own write, rows of no agent). A write's extraction is
-// shown, and may update, replace or retire as restated, only what the same
-// agent was told: one agent's write never retires another agent's fact,
-// nor hands it to the model (see Scope: an agent's rows are its own).
+// the write's user and the user's aliases and, for an agent's write, that
+// agent's rows and the person's own (no agent), as the agent recalls them;
+// the person's own write sees every agent's. What a write may retire is
+// narrower (see promotion.mayRetire): an agent's write never retires
+// another agent's fact nor the person's own, and is never shown another
+// agent's.
 func (s *Service) ownerScope(o Owner) Scope {
-	return Scope{UserIDs: s.cfg.Aliases.Expand(o.UserID), AgentID: o.AgentID, ExactAgent: true}
+	if o.AgentID == "" {
+		return Scope{UserIDs: s.cfg.Aliases.Expand(o.UserID)}
+	}
+	return Scope{UserIDs: s.cfg.Aliases.Expand(o.UserID), AgentID: o.AgentID, WithShared: true}
 }
 
 // personScope is the scope of the person's entity pages: every agent's,
@@ -352,7 +356,7 @@ func (s *Service) similarLive(ctx context.Context, id, text string, layers []Lay
 	}
 	out := make([]Memory, 0, len(ids))
 	for _, h := range hits {
-		if m, ok := rows[h.ID]; ok && m.Live() {
+		if m, ok := rows[h.ID]; ok && m.Live() && scope.Holds(m) {
 			out = append(out, m)
 		}
 	}

@@ -163,7 +163,7 @@ func (s *Service) promote(ctx context.Context, raw Memory, gen uint64, plan Extr
 		// before the commit, stays: the model judged a goal that is no
 		// longer there.
 		m, err := s.store.Get(ctx, id)
-		if ErrorCode(err) == ENOTFOUND || err == nil && m.Content != goals[id] {
+		if ErrorCode(err) == ENOTFOUND || err == nil && (m.Content != goals[id] || !p.mayRetire(m)) {
 			continue
 		}
 		if err != nil {
@@ -256,7 +256,15 @@ func (p *promotion) asOffered(ctx context.Context, id string) (Memory, bool, err
 		return m, false, fmt.Errorf("read offered fact %s: %w", id, err)
 	}
 	text, offered := p.offered[id]
-	return m, offered && m.Content == text, nil
+	return m, offered && m.Content == text && p.mayRetire(m), nil
+}
+
+// mayRetire reports whether the write being promoted may retire row m: the
+// person's own write (no agent) any of the person's rows; an agent's write
+// only that agent's own, never another agent's nor the person's own (which
+// every agent recalls, and would lose to a row it cannot see).
+func (p *promotion) mayRetire(m Memory) bool {
+	return p.raw.Owner.AgentID == "" || m.Owner.AgentID == p.raw.Owner.AgentID
 }
 
 // retireFact retires a fact and its L1 mirror in favour of row by.
@@ -326,7 +334,8 @@ func sameDigits(a, b string) bool {
 }
 
 // sameWords reports whether two texts share most of their content words
-// (at least half of all the words either has): an embedder's cosine alone
+// (more than half of all the words either has: "likes tea" and "likes
+// coffee" share half): an embedder's cosine alone
 // calls two short sentences of one shape the same ("drinks tea in the
 // afternoon", "drinks coffee every morning at home").
 func sameWords(a, b string) bool {
@@ -344,7 +353,7 @@ func sameWords(a, b string) bool {
 			shared++
 		}
 	}
-	return 2*shared >= len(x)+len(y)-shared
+	return 2*shared > len(x)+len(y)-shared
 }
 
 // dedupe retires, for each new fact, the owner's nearest live fact when it
@@ -374,7 +383,7 @@ func (p *promotion) dedupe(ctx context.Context) error {
 			old, err := p.s.store.Get(ctx, h.ID)
 			// What the user wrote by hand is never retired as restated by
 			// a model's wording of it.
-			if err != nil || !old.Live() || old.Category == CategoryExperience || old.Source == sourceManual ||
+			if err != nil || !old.Live() || old.Category == CategoryExperience || old.Source == sourceManual || !p.mayRetire(old) ||
 				!sameDigits(old.Content, m.Content) || !sameWords(old.Content, m.Content) {
 				continue
 			}

@@ -13,6 +13,9 @@ func TestSameWords(t *testing.T) {
 		{"Alice drinks green tea every morning", "alice DRINKS green tea, every morning!", true},
 		{"Alice drinks tea in the afternoon", "Alice drinks coffee every morning at home", false},
 		{"Likes tea", "Likes coffee", false},
+		{"User likes tea", "User likes coffee", false},
+		{"User has a cat", "User has a dog", false},
+		{"User likes green tea", "User really likes green tea", true},
 		{"用户住在柏林", "用户住在柏林。", true},
 		{"用户住在柏林", "用户在巴黎工作", false},
 	} {

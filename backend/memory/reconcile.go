@@ -53,6 +53,9 @@ func (s *Service) reconcile(ctx context.Context, raw Memory, gen uint64, created
 			continue
 		}
 		old := olds[d.OldID]
+		if d.Action != ReconcileLink && !p.mayRetire(old) {
+			continue // shown, as the agent recalls it, but not its to retire
+		}
 		switch d.Action {
 		case ReconcileUpdate:
 			counts[d.NewID] += countOf(old)

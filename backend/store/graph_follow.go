@@ -107,11 +107,12 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 		}
 		// Its rows retired because it lost its evidence come back, whichever
 		// fact's retirement (or delete) took them; one retired by hand stays.
-		// Not when it holds again as a relation that has ended (a
-		// later one of its kind began meanwhile): recall offers what is
-		// true now, and the graph keeps its history.
+		// Not when the rules hold it again as a relation that has ended
+		// (a later one of its kind began meanwhile): recall offers what
+		// is true now, and the graph keeps its history. An end it had of
+		// its own, known when it was learnt, changes nothing here.
 		var rows []string
-		if p.New.ValidTo.IsZero() || p.New.ValidTo.After(at) {
+		if p.New.ValidTo.Equal(rec.ValidTo) || p.New.ValidTo.After(at) {
 			rows, err = queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NOT NULL
 				AND retired_how = ? AND retire_reason IN (?, ?) AND `+relationRowsWhere,
 				string(memory.RetiredDropped), reasonEvidenceRetired, reasonEvidenceDeleted, rec.ID)

@@ -106,6 +106,9 @@ describe('printable', () => {
     ['escape and bell', 'x\u001b[31my\u0007', 'x\u241b[31my\u2407'],
     ['delete', 'a\u007fb', 'a\u2421b'],
     ['nul', '\u0000', '\u2400'],
+    ['a bidi override', 'abc\u202edef', 'abc\ufffddef'],
+    ['a C1 control', 'a\u0085b', 'a\ufffdb'],
+    ['right-to-left text kept', 'שלום', 'שלום'],
   ])('%s', (_, text, want) => {
     expect(printable(text)).toBe(want);
   });

@@ -118,9 +118,13 @@ export function quote(text: string, max = 120): string {
 
 /** Text as it is shown: a control character (other than a line break or
  * a tab), which would draw as nothing or an empty box, is shown by its
- * Unicode picture (ESC as ␛, BEL as ␇, DEL as ␡), as the CLI shows it. */
+ * Unicode picture (ESC as ␛, BEL as ␇, DEL as ␡), and a C1 control or a
+ * bidirectional control (which could reorder how the text reads) as �,
+ * as the CLI shows them. */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
-    c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0)),
-  );
+  return text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
+      c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0)),
+    )
+    .replace(/[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
 }
