@@ -6,6 +6,7 @@ package memory_test
 // Different people never share a node.
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"testing"
@@ -169,5 +170,37 @@ func TestGraph_DeletingOneAgentKeepsTheEntitiesAnotherUses(t *testing.T) {
 	}
 	if n, e, err := r.svc.GraphCounts(ctx); err != nil || n != 0 || e != 0 {
 		t.Errorf("after deleting both agents: %d nodes, %d relations (%v)", n, e, err)
+	}
+}
+
+// An import under another user id of an alias group joins the relation
+// the group holds here (the same agent, the same ends) instead of holding
+// it twice, as learning it again here would.
+func TestGraph_AnImportUnderAnAliasJoinsTheHeldRelation(t *testing.T) {
+	ctx := context.Background()
+	knows := func(r *rig, user, text string) {
+		t.Helper()
+		o := memory.Owner{UserID: user}
+		f := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: text, Owner: o}).ID
+		if _, err := r.svc.LearnRelation(ctx, memory.RelationInput{Owner: o, From: "Alice", To: "Bob", Relation: "knows", Facts: []string{f}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, c := personRig(t), personRig(t)
+	knows(a, "amy", "Alice knows Bob from school")
+	knows(c, "bea", "Alice and Bob are old friends")
+	var buf bytes.Buffer
+	if _, err := a.svc.Export(ctx, &buf, memory.ExportInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.svc.Import(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.svc.GraphAsOf(ctx, memory.GraphQuery{UserID: "amy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Edges) != 1 || len(v.Edges[0].Facts) != 2 {
+		t.Errorf("held after importing amy's relation where bea holds it: %+v, want one resting on both facts", v.Edges)
 	}
 }

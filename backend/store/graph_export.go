@@ -206,9 +206,12 @@ func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge) (b
 		if !e.Held() {
 			continue
 		}
+		// The subject's node is one person's (every user id of an alias
+		// group): a record of it by the same agent is the same learner's
+		// (memory.sameLearner), whichever of the group's ids it has.
 		held, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges WHERE expired_at IS NULL
-			AND user_id = ? AND agent_id = ? AND src = ? AND relation = ? AND dst = ?`,
-			e.Owner.UserID, e.Owner.AgentID, e.From, e.Relation, e.To)
+			AND agent_id = ? AND src = ? AND relation = ? AND dst = ?`,
+			e.Owner.AgentID, e.From, e.Relation, e.To)
 		if err != nil {
 			return false, fmt.Errorf("import relation %s: %w", first.ID, err)
 		}
