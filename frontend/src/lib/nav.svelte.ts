@@ -19,3 +19,23 @@ export function takeAtlasQuery(): string {
   nav.atlasQuery = '';
   return q;
 }
+
+/**
+ * Guards a page's unsaved work while it is mounted (call it from the
+ * component's script): nav.unsaved follows unsaved() (what leaving would
+ * lose, "" when nothing), so moving to another page asks first (App), and
+ * closing or reloading the tab asks too.
+ */
+export function guardUnsaved(unsaved: () => string) {
+  $effect(() => {
+    nav.unsaved = unsaved();
+  });
+  $effect(() => () => (nav.unsaved = ''));
+  $effect(() => {
+    const warn = (e: BeforeUnloadEvent) => {
+      if (nav.unsaved) e.preventDefault();
+    };
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  });
+}
