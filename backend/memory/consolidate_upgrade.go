@@ -201,15 +201,9 @@ func (s *Service) retireOtherAgentsRows(ctx context.Context, o ownerFacts, gen u
 	if err != nil || len(ids) == 0 {
 		return c, err
 	}
-	out, cas, err := s.store.RetireMany(ctx, ids, Retirement{How: RetiredDropped, Reason: ReasonOtherAgents, At: s.now().UTC()})
-	if err != nil {
+	if _, err := s.retireMany(ctx, ids, Retirement{How: RetiredDropped, Reason: ReasonOtherAgents, At: s.now().UTC()}); err != nil {
 		return carried{}, fmt.Errorf("retire %s's rows built from other agents' facts: %w", o.key, err)
 	}
-	for _, m := range out {
-		s.current().index.Remove(m.ID)
-		s.publish("memory.retired", m)
-	}
-	s.applyCascade(ctx, cas)
 	return c, nil
 }
 

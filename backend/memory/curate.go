@@ -306,7 +306,14 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) 
 	// All of them in one transaction: a forget is never half done.
 	s.indexSync.Lock()
 	defer s.indexSync.Unlock()
-	out, cas, err := s.store.RetireMany(ctx, ids, Retirement{How: RetiredForgotten, Reason: reason, At: s.now().UTC()})
+	return s.retireMany(ctx, ids, Retirement{How: RetiredForgotten, Reason: reason, At: s.now().UTC()})
+}
+
+// retireMany retires the live rows of ids in one transaction and brings
+// the index, the event stream and what follows the rows in line. The
+// caller holds indexSync.
+func (s *Service) retireMany(ctx context.Context, ids []string, r Retirement) ([]Memory, error) {
+	out, cas, err := s.store.RetireMany(ctx, ids, r)
 	if err != nil {
 		return nil, err
 	}

@@ -27,20 +27,27 @@ func (e *hookEmbedder) Embed(ctx context.Context, texts []string, p memory.Embed
 	return e.Embedder.Embed(ctx, texts, p)
 }
 
+// newHookedExtractRig is an extraction rig whose embedder runs a hook
+// (set later) the first time it embeds a text holding trigger.
+func newHookedExtractRig(t *testing.T, trigger string) (*rig, *scriptedExtractor, *hookEmbedder) {
+	t.Helper()
+	x, hook := &scriptedExtractor{}, &hookEmbedder{trigger: trigger}
+	r := newRig(t, extractCfg(), func(d *memory.Deps) {
+		d.Extractor = x
+		d.LLMState = func() memory.LLMState { return memory.LLMOK }
+		hook.Embedder = d.Embedder
+		d.Embedder = hook
+	})
+	return r, x, hook
+}
+
 // A fact the user edits while extraction embeds the fact that replaces or
 // updates it keeps the user's text and stays live: the model judged a
 // text that is no longer there. The new fact is written beside it.
 func TestExtract_AFactEditedWhileTheNewOneIsEmbeddedStays(t *testing.T) {
 	for _, how := range []string{"replaces", "updates"} {
 		t.Run(how, func(t *testing.T) {
-			x := &scriptedExtractor{}
-			hook := &hookEmbedder{trigger: "The user runs Postgres 16"}
-			r := newRig(t, extractCfg(), func(d *memory.Deps) {
-				d.Extractor = x
-				d.LLMState = func() memory.LLMState { return memory.LLMOK }
-				hook.Embedder = d.Embedder
-				d.Embedder = hook
-			})
+			r, x, hook := newHookedExtractRig(t, "The user runs Postgres 16")
 			x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{
 				{Text: "The user runs Postgres 15 for project Foxtrot", Label: memory.LabelProjectState}}}))
 			r.write(t, "USER: Foxtrot runs on Postgres 15", "u1")
@@ -80,14 +87,7 @@ func TestExtract_AFactEditedWhileTheNewOneIsEmbeddedStays(t *testing.T) {
 // An intention the user rewrites while extraction embeds its new rows is
 // not retired as done on the strength of its old goal.
 func TestExtract_AnIntentionRewrittenWhileTheNewRowsAreEmbeddedStaysOpen(t *testing.T) {
-	x := &scriptedExtractor{}
-	hook := &hookEmbedder{trigger: "The TLS certificate was renewed"}
-	r := newRig(t, extractCfg(), func(d *memory.Deps) {
-		d.Extractor = x
-		d.LLMState = func() memory.LLMState { return memory.LLMOK }
-		hook.Embedder = d.Embedder
-		d.Embedder = hook
-	})
+	r, x, hook := newHookedExtractRig(t, "The TLS certificate was renewed")
 	x.set(plan(memory.ExtractPlan{Intentions: []memory.PlannedIntention{{Goal: "Renew the TLS certificate"}}}))
 	r.write(t, "I need to renew the TLS certificate", "u1")
 	intent := r.live(t, memory.LayerIntention, "u1")[0]

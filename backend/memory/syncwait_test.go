@@ -17,18 +17,7 @@ import (
 func TestSyncWrite_GivesUpWaitingAndQueues(t *testing.T) {
 	cfg := extractCfg()
 	cfg.Extraction.SyncWait = 50 * time.Millisecond
-	x := &scriptedExtractor{}
-	var mu sync.Mutex
-	var queued []string
-	r := newRig(t, cfg, func(d *memory.Deps) {
-		d.Extractor = x
-		d.LLMState = func() memory.LLMState { return memory.LLMOK }
-		d.Enqueue = func(id string) {
-			mu.Lock()
-			queued = append(queued, id)
-			mu.Unlock()
-		}
-	})
+	r, x, q := newQueueRig(t, cfg)
 	release, started := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
@@ -66,11 +55,8 @@ func TestSyncWrite_GivesUpWaitingAndQueues(t *testing.T) {
 	if got, err := r.store.Get(context.Background(), res.Memory.ID); err != nil || got.Extraction != memory.ExtractPending {
 		t.Errorf("the second write is not stored and pending: %+v %v", got, err)
 	}
-	mu.Lock()
-	q := append([]string(nil), queued...)
-	mu.Unlock()
-	if len(q) != 1 || q[0] != res.Memory.ID {
-		t.Errorf("queued %v, want the second write %s", q, res.Memory.ID)
+	if got := q.ids(); len(got) != 1 || got[0] != res.Memory.ID {
+		t.Errorf("queued %v, want the second write %s", got, res.Memory.ID)
 	}
 	// The first call comes back long after its own wait; its write is kept
 	// whatever it answers.
@@ -85,18 +71,7 @@ func TestSyncWrite_GivesUpWaitingAndQueues(t *testing.T) {
 // A write whose caller hangs up while its extraction runs is stored and
 // handed to the workers at once, not left for the next catch-up run.
 func TestSyncWrite_ACallerThatHangsUpLeavesItQueued(t *testing.T) {
-	x := &scriptedExtractor{}
-	var mu sync.Mutex
-	var queued []string
-	r := newRig(t, extractCfg(), func(d *memory.Deps) {
-		d.Extractor = x
-		d.LLMState = func() memory.LLMState { return memory.LLMOK }
-		d.Enqueue = func(id string) {
-			mu.Lock()
-			queued = append(queued, id)
-			mu.Unlock()
-		}
-	})
+	r, x, q := newQueueRig(t, extractCfg())
 	ctx, hangUp := context.WithCancel(context.Background())
 	x.set(func(memory.ExtractRequest) (memory.ExtractPlan, error) {
 		hangUp() // the client goes away while the model thinks
@@ -109,9 +84,36 @@ func TestSyncWrite_ACallerThatHangsUpLeavesItQueued(t *testing.T) {
 	if got, err := r.store.Get(context.Background(), res.Memory.ID); err != nil || got.Extraction != memory.ExtractPending {
 		t.Errorf("the write is not stored and pending: %+v %v", got, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(queued) != 1 || queued[0] != res.Memory.ID {
-		t.Errorf("queued %v, want the write %s", queued, res.Memory.ID)
+	if got := q.ids(); len(got) != 1 || got[0] != res.Memory.ID {
+		t.Errorf("queued %v, want the write %s", got, res.Memory.ID)
 	}
+}
+
+// queue records the rows a rig hands to the extraction workers.
+type queue struct {
+	mu     sync.Mutex
+	queued []string
+}
+
+func (q *queue) ids() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]string(nil), q.queued...)
+}
+
+// newQueueRig is a rig with a scripted extractor whose endpoint is ready
+// and whose queue to the workers is recorded.
+func newQueueRig(t *testing.T, cfg memory.Config) (*rig, *scriptedExtractor, *queue) {
+	t.Helper()
+	x, q := &scriptedExtractor{}, &queue{}
+	r := newRig(t, cfg, func(d *memory.Deps) {
+		d.Extractor = x
+		d.LLMState = func() memory.LLMState { return memory.LLMOK }
+		d.Enqueue = func(id string) {
+			q.mu.Lock()
+			q.queued = append(q.queued, id)
+			q.mu.Unlock()
+		}
+	})
+	return r, x, q
 }

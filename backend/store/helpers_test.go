@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,4 +158,24 @@ func equalMemory(t *testing.T, got, want memory.Memory) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("memory mismatch\n got %+v\nwant %+v", got, want)
 	}
+}
+
+// queryPlan is SQLite's plan for query with args, one line per step.
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.reader.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	return strings.Join(plan, "\n")
 }

@@ -47,22 +47,7 @@ func TestRawByRequest(t *testing.T) {
 // The lookup reads the request index, not every raw row (it runs before
 // each write that names its request).
 func TestRawByRequestUsesItsIndex(t *testing.T) {
-	s := openStore(t)
-	rows, err := s.reader.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+rawByRequestSQL, "r1", "u1", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	if !strings.Contains(strings.Join(plan, "\n"), "memories_request_id") {
-		t.Errorf("the lookup does not use memories_request_id:\n%s", strings.Join(plan, "\n"))
+	if plan := queryPlan(t, openStore(t), rawByRequestSQL, "r1", "u1", ""); !strings.Contains(plan, "memories_request_id") {
+		t.Errorf("the lookup does not use memories_request_id:\n%s", plan)
 	}
 }
