@@ -35,9 +35,10 @@ WRITE_TIMEOUT = 330.0
 # refusal (kept in the outbox, so the time runs on in the next session;
 # an outage in between starts it again), long enough for a passing fault
 # to pass, after which one that still fails is taken to fail for good and
-# dropped, so it cannot hold up the writes behind it for ever. OUTAGE statuses (the app stopping, or a token that is wrong until
-# the app is connected again) keep the writes waiting like an app that is
-# down (the queue is bounded by MAX_QUEUED either way).
+# dropped, so it cannot hold up the writes behind it for ever. OUTAGE
+# statuses (the app stopping, or a token that is wrong until the app is
+# connected again) keep the writes waiting like an app that is down (the
+# queue is bounded by MAX_QUEUED either way).
 TRANSIENT = {401, 408, 429, 500, 502, 503, 504}
 OUTAGE = {401, 503}
 RETRY_STATUS_WINDOW = 600.0
