@@ -104,6 +104,9 @@ func runImport(ctx context.Context, e Env, args []string) error {
 		fmt.Fprintf(e.Stdout, "knowledge graph: %d new entities, %d new relations (with their history), %d links\n",
 			g.Nodes, g.Relations, g.Links)
 	}
+	if rep.Topics > 0 {
+		fmt.Fprintf(e.Stdout, "consolidation: the topics of %d owners came along (not sent to the model again)\n", rep.Topics)
+	}
 	if rep.Reembed > 0 {
 		fmt.Fprintf(e.Stdout, "%d need a vector from this machine's model: re-embedding runs in the background (`hyatlas status` shows it)\n", rep.Reembed)
 	}

@@ -197,6 +197,8 @@ type ConsolidationStore interface {
 	LoadClusters(ctx context.Context, owner string) (OwnerClusters, error)
 	// SaveClusters replaces an owner's state.
 	SaveClusters(ctx context.Context, owner string, c OwnerClusters) error
+	// AllClusters reads every owner's state, by owner key.
+	AllClusters(ctx context.Context) ([]OwnerTopics, error)
 	// UncitedRaw lists up to limit live or retired raw rows created before
 	// cutoff that no held relation cites and no live L1/L3 row was
 	// extracted from; protected counts the old rows that are cited.

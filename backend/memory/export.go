@@ -21,23 +21,26 @@ import (
 // knowledge graph: a "graph_node" record per entity, a "graph_relation"
 // record per belief record of each relation (expired ones too, with the
 // relation's evidence) and a "link" record per link between facts; then
-// one "workspace" record per workspace file. Import reads the same format
-// (and version 1, which had no graph).
+// a "topics" record per consolidation owner (its topics and where their
+// calls stand, so an imported store does not send them all to the model
+// again); then one "workspace" record per workspace file. Import reads the
+// same format (and versions 1, which had no graph, and 2, no topics).
 //
-//	{"type":"header","format":"hyatlas-export","version":2,"exported_at":...,"embedder":"glove-..."}
+//	{"type":"header","format":"hyatlas-export","version":3,"exported_at":...,"embedder":"glove-..."}
 //	{"type":"memory","memory":{...},"decayed_at":...,"history":[...],"vector":{"embedder":...,"dims":300,"parts":2,"data":"<base64>"}}
 //	{"type":"graph_node","user_id":"alice","node":{"id":"e...","label":"Globex","type":"organization",...}}
 //	{"type":"graph_relation","user_id":"alice","relation":{"id":"r...","from":"e...","to":"e...","relation":"works at",...,"facts":[...],"turns":[...]}}
 //	{"type":"link","link":{"a":"m...","b":"m...","kind":"supports","at":...}}
+//	{"type":"topics","topics":{"owner":"alice/hermes","state":{"clusters":[...],"next_seq":4,...}}}
 //	{"type":"workspace","agent":"meepa","file":"SOUL.md","content":"..."}
-//	{"type":"end","memories":N,"files":M,"nodes":N,"relations":R,"links":L}
+//	{"type":"end","memories":N,"files":M,"nodes":N,"relations":R,"links":L,"topic_owners":T}
 //
 // The end record lets an import tell a complete export from one cut short.
 
 // Export format identifiers.
 const (
 	ExportFormat  = "hyatlas-export"
-	ExportVersion = 2
+	ExportVersion = 3
 )
 
 // ExportRow is one memory with its history and, when exported, its
@@ -53,7 +56,7 @@ type ExportRow struct {
 
 // exportLine is one line of an export.
 type exportLine struct {
-	Type string `json:"type"` // header | memory | workspace
+	Type string `json:"type"` // header | memory | graph_node | graph_relation | link | topics | workspace | end
 
 	Format     string    `json:"format,omitempty"`
 	Version    int       `json:"version,omitempty"`
@@ -71,6 +74,8 @@ type exportLine struct {
 	Relation *GraphEdge  `json:"relation,omitempty"`
 	Link     *exportLink `json:"link,omitempty"`
 
+	Topics *OwnerTopics `json:"topics,omitempty"`
+
 	Agent   string        `json:"agent,omitempty"`
 	File    WorkspaceFile `json:"file,omitempty"`
 	Content *string       `json:"content,omitempty"`
@@ -80,6 +85,8 @@ type exportLine struct {
 	Nodes     *int `json:"nodes,omitempty"`    // end: graph records (version 2)
 	Relations *int `json:"relations,omitempty"`
 	Links     *int `json:"links,omitempty"`
+	// TopicOwners counts the topics records (version 3).
+	TopicOwners *int `json:"topic_owners,omitempty"`
 }
 
 // exportVector is a vector as base64 of little-endian float32s: the
@@ -138,6 +145,7 @@ type ExportReport struct {
 	Nodes     int `json:"nodes"`
 	Relations int `json:"relations"` // belief records
 	Links     int `json:"links"`
+	Topics    int `json:"topics"` // consolidation owners whose topics were written
 }
 
 // Export writes the JSON Lines export to w, streaming.
@@ -151,10 +159,13 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 	if err != nil {
 		return rep, fmt.Errorf("export: %w", err)
 	}
-	agents := map[string]bool{}
+	agents, facts := map[string]bool{}, map[string]bool{}
 	err = s.store.ScanExport(ctx, s.scope([]string{in.UserID}, in.AgentID), in.Vectors, func(r ExportRow) error {
 		m := r.Memory
 		agents[m.Owner.AgentID] = true
+		if m.Layer == LayerFact {
+			facts[m.ID] = true
+		}
 		line := exportLine{Type: "memory", Memory: &m, History: r.History, DecayedAt: r.DecayedAt}
 		if r.Vector != nil {
 			line.Vector = packVector(*r.Vector)
@@ -178,6 +189,16 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 		}
 		rep.Nodes, rep.Relations, rep.Links = len(g.Nodes), len(g.Relations), len(g.Links)
 	}
+	topics, err := s.exportedTopics(ctx, facts)
+	if err != nil {
+		return rep, err
+	}
+	for i := range topics {
+		if err := enc.Encode(exportLine{Type: "topics", Topics: &topics[i]}); err != nil {
+			return rep, fmt.Errorf("export: %w", err)
+		}
+		rep.Topics++
+	}
 	docs, err := s.exportedFiles(ctx, in, agents)
 	if err != nil {
 		return rep, err
@@ -190,7 +211,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 		rep.Files++
 	}
 	if err := enc.Encode(exportLine{Type: "end", Memories: &rep.Memories, Files: &rep.Files,
-		Nodes: &rep.Nodes, Relations: &rep.Relations, Links: &rep.Links}); err != nil {
+		Nodes: &rep.Nodes, Relations: &rep.Relations, Links: &rep.Links, TopicOwners: &rep.Topics}); err != nil {
 		return rep, fmt.Errorf("export: %w", err)
 	}
 	if err := bw.Flush(); err != nil {

@@ -32,13 +32,17 @@ type ImportReport struct {
 	FilesSkipped []string `json:"files_skipped"` // already here with other content: kept
 	// Graph counts the entities, relations and links added to the graph.
 	Graph GraphImportReport `json:"graph"`
+	// Topics counts the consolidation owners whose topics the import
+	// added to (see MergeTopics).
+	Topics int `json:"topics"`
 }
 
 // importBatch is what an export holds, checked.
 type importBatch struct {
-	rows  []ExportRow
-	files []WorkspaceDoc
-	graph GraphExport
+	rows   []ExportRow
+	files  []WorkspaceDoc
+	graph  GraphExport
+	topics []OwnerTopics
 }
 
 // Import reads an export (see Export) and merges it in: every memory whose
@@ -87,10 +91,11 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 	// New ids only, like adds: the read lock keeps an embedder switch
 	// from coming between the commit and the index update.
 	s.indexSync.RLock()
-	written, graph, err := s.store.ImportRows(ctx, rows, b.graph)
+	done, err := s.store.ImportRows(ctx, ImportSet{Rows: rows, Graph: b.graph, Topics: b.topics})
+	written := done.IDs
 	if err == nil {
 		s.indexImported(written, rows, &rep)
-		rep.Graph = graph
+		rep.Graph, rep.Topics = done.Graph, done.Topics
 	}
 	s.indexSync.RUnlock()
 	if err != nil {
@@ -113,8 +118,9 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 	var rows []ExportRow
 	var files []WorkspaceDoc
 	var graph GraphExport
+	var topics []OwnerTopics
 	var problems []string
-	seen, seenFiles := map[string]int{}, map[string]int{}
+	seen, seenFiles, seenTopics := map[string]int{}, map[string]int{}, map[string]int{}
 	ended, records := false, 0
 	emb := s.current().embedder.Info()
 	fail := func(n int, format string, args ...any) {
@@ -151,7 +157,7 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 		case l.Type == "end":
 			if l.Memories == nil || l.Files == nil || *l.Memories != len(rows) || *l.Files != len(files) ||
 				!countMatches(l.Nodes, len(graph.Nodes)) || !countMatches(l.Relations, len(graph.Relations)) ||
-				!countMatches(l.Links, len(graph.Links)) {
+				!countMatches(l.Links, len(graph.Links)) || !countMatches(l.TopicOwners, len(topics)) {
 				if len(problems) == 0 { // else the counts are off because of those lines
 					fail(n, "the end record does not match the records before it")
 				}
@@ -202,6 +208,18 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 				continue
 			}
 			graph.Relations = append(graph.Relations, rel)
+		case l.Type == "topics":
+			t, err := checkImportedTopics(l)
+			if err != nil {
+				fail(n, "%v", err)
+				continue
+			}
+			if other, dup := seenTopics[t.Owner]; dup {
+				fail(n, "the topics of %s are also on line %d", t.Owner, other)
+				continue
+			}
+			seenTopics[t.Owner] = n
+			topics = append(topics, t)
 		case l.Type == "link":
 			link, err := checkImportedLink(l)
 			if err != nil {
@@ -235,11 +253,11 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 		return importBatch{}, Errorf(EINVALID, "nothing was imported: %s", strings.Join(problems, "; "))
 	}
 	rep.Memories = len(rows)
-	return importBatch{rows: rows, files: files, graph: graph}, nil
+	return importBatch{rows: rows, files: files, graph: graph, topics: topics}, nil
 }
 
-// countMatches checks an end record's count of a kind of record; a
-// version 1 export has none (and no such records).
+// countMatches checks an end record's count of a kind of record; an
+// export of a version without the kind has none (and no such records).
 func countMatches(said *int, got int) bool {
 	if said == nil {
 		return got == 0

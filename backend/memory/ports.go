@@ -242,7 +242,8 @@ type Store interface {
 	// The graph is merged in the same transaction (see GraphExport): an
 	// entity already here by name is used as is, a relation already here
 	// (by id, or held with the same ends) only gains the evidence.
-	ImportRows(ctx context.Context, rows []ExportRow, g GraphExport) ([]string, GraphImportReport, error)
+	// Each owner's topics are merged with those held (see MergeTopics).
+	ImportRows(ctx context.Context, set ImportSet) (ImportWritten, error)
 	// SetJournal writes down (or, with doc "", clears) an entry of work
 	// that spans the store and files; Journal reads it ("" when none).
 	SetJournal(ctx context.Context, name, doc string) error

@@ -48,6 +48,70 @@ func (s *Store) SaveClusters(ctx context.Context, owner string, st memory.OwnerC
 	})
 }
 
+// AllClusters reads every owner's consolidation state, by owner key.
+func (s *Store) AllClusters(ctx context.Context) ([]memory.OwnerTopics, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT owner, state FROM consolidation_state ORDER BY owner`)
+	if err != nil {
+		return nil, fmt.Errorf("read every owner's clusters: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.OwnerTopics
+	for rows.Next() {
+		var t memory.OwnerTopics
+		var raw string
+		if err := rows.Scan(&t.Owner, &raw); err != nil {
+			return nil, fmt.Errorf("read every owner's clusters: %w", err)
+		}
+		if err := json.Unmarshal([]byte(raw), &t.State); err != nil {
+			return nil, fmt.Errorf("decode clusters of %s: %w", t.Owner, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read every owner's clusters: %w", err)
+	}
+	return out, nil
+}
+
+// importTopics merges each owner's imported topics with those held, in
+// the import's transaction, and counts the owners it added to. A
+// consolidation pass running meanwhile may save its own view of an
+// owner's topics over the merged one when it ends; the imported topics
+// are then sent to the model once more, as without them: nothing is lost.
+func importTopics(ctx context.Context, tx *sql.Tx, topics []memory.OwnerTopics) (int, error) {
+	n := 0
+	for _, t := range topics {
+		var held memory.OwnerClusters
+		var raw string
+		err := tx.QueryRowContext(ctx, `SELECT state FROM consolidation_state WHERE owner = ?`, t.Owner).Scan(&raw)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return 0, fmt.Errorf("read clusters of %s: %w", t.Owner, err)
+		default:
+			if err := json.Unmarshal([]byte(raw), &held); err != nil {
+				return 0, fmt.Errorf("decode clusters of %s: %w", t.Owner, err)
+			}
+		}
+		merged, added := memory.MergeTopics(held, t.State)
+		if !added {
+			continue
+		}
+		doc, err := json.Marshal(merged)
+		if err != nil {
+			return 0, fmt.Errorf("encode clusters of %s: %w", t.Owner, err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO consolidation_state (owner, state, updated_at) VALUES (?, ?, ?)
+			ON CONFLICT (owner) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+			t.Owner, string(doc), time.Now().UnixMilli())
+		if err != nil {
+			return 0, fmt.Errorf("import clusters of %s: %w", t.Owner, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
 // citedRaw lists the ids raw rows are cited by: the evidence of held
 // relations and the sources of live L1 and L3 rows. SQLite builds it
 // once per query (the IN below is not correlated).

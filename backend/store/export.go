@@ -68,16 +68,16 @@ func (s *Store) ScanExport(ctx context.Context, scope memory.Scope, withVectors 
 
 // ImportRows writes, in one transaction, every row whose id the store
 // does not hold yet, with its history, vector and last fade, and returns
-// the ids it wrote; rows already held are left as they are. The graph is
-// merged in the same transaction (see importGraph).
-func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow, g memory.GraphExport) ([]string, memory.GraphImportReport, error) {
-	var written []string
-	var graph memory.GraphImportReport
+// the ids it wrote; rows already held are left as they are. The graph and
+// the owners' topics are merged in the same transaction (see importGraph
+// and importTopics).
+func (s *Store) ImportRows(ctx context.Context, set memory.ImportSet) (memory.ImportWritten, error) {
+	var done memory.ImportWritten
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		written = written[:0]
+		done = memory.ImportWritten{}
 		p := newPreparedTx(tx)
 		defer p.close()
-		for _, r := range rows {
+		for _, r := range set.Rows {
 			held, err := p.exists(ctx, `SELECT 1 FROM memories WHERE id = ?`, r.Memory.ID)
 			if err != nil {
 				return fmt.Errorf("look up %s: %w", r.Memory.ID, err)
@@ -104,10 +104,13 @@ func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow, g memor
 					return err
 				}
 			}
-			written = append(written, r.Memory.ID)
+			done.IDs = append(done.IDs, r.Memory.ID)
 		}
 		var err error
-		if graph, err = importGraph(ctx, tx, g, s.personOf); err != nil {
+		if done.Graph, err = importGraph(ctx, tx, set.Graph, s.personOf); err != nil {
+			return err
+		}
+		if done.Topics, err = importTopics(ctx, tx, set.Topics); err != nil {
 			return err
 		}
 		// Committed with the rows: the import's files are its own now.
@@ -115,9 +118,9 @@ func (s *Store) ImportRows(ctx context.Context, rows []memory.ExportRow, g memor
 		return err
 	})
 	if err != nil {
-		return nil, memory.GraphImportReport{}, fmt.Errorf("import memories: %w", err)
+		return memory.ImportWritten{}, fmt.Errorf("import memories: %w", err)
 	}
-	return written, graph, nil
+	return done, nil
 }
 
 // SetJournal writes down (doc) or, with doc "", clears the entry name of

@@ -32,12 +32,17 @@ describe('importText', () => {
       report({ memories: 1, skipped: 1, graph: { nodes: 2, relations: 1, links: 0 } }),
       'The 1 memory in the file was here already; the knowledge graph gained 2 entities, 1 relation and 0 links. The snapshot of 10:31 holds HyAtlas as it was before: Undo the import restores it.',
     ],
+    [
+      report({ memories: 6, imported: 6, topics: 2 }),
+      'Imported 6 of 6 memories; the consolidation topics of 2 owners came along (not sent to the model again). The snapshot of 10:31 holds HyAtlas as it was before: Undo the import restores it.',
+    ],
     [report({ memories: 2, skipped: 2, files_skipped: ['a/SOUL.md'] }), "Nothing new: the 2 memories in the file were here already (kept your own a/SOUL.md: the file's differs)."],
   ])('%o', (r, text) => expect(importText(r, '10:31')).toBe(text));
 
-  it('counts files as a change', () => {
+  it('counts files, the graph and topics as a change', () => {
     expect(importedAnything(report({ files: 1 }))).toBe(true);
     expect(importedAnything(report({ graph: { nodes: 0, relations: 1, links: 0 } }))).toBe(true);
+    expect(importedAnything(report({ skipped: 9, topics: 1 }))).toBe(true);
     expect(importedAnything(report({ skipped: 9 }))).toBe(false);
   });
 });

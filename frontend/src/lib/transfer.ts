@@ -10,8 +10,8 @@ export function sizeText(bytes: number): string {
 
 const graphAdded = (r: ImportReport) => (r.graph?.nodes ?? 0) + (r.graph?.relations ?? 0) + (r.graph?.links ?? 0);
 
-/** Whether an import changed anything (memories, files, the graph): nothing new means no undo is needed. */
-export const importedAnything = (r: ImportReport) => r.imported > 0 || r.files > 0 || graphAdded(r) > 0;
+/** Whether an import changed anything (memories, files, the graph, topics): nothing new means no undo is needed. */
+export const importedAnything = (r: ImportReport) => r.imported > 0 || r.files > 0 || graphAdded(r) > 0 || (r.topics ?? 0) > 0;
 
 /**
  * What an import did, in words; before names the snapshot made just
@@ -31,6 +31,7 @@ export function importText(r: ImportReport, before: string): string {
     const g = r.graph;
     parts.push(`the knowledge graph gained ${plural(g.nodes, 'entity', 'entities')}, ${plural(g.relations, 'relation', 'relations')} and ${plural(g.links, 'link', 'links')}`);
   }
+  if (r.topics) parts.push(`the consolidation topics of ${plural(r.topics, 'owner', 'owners')} came along (not sent to the model again)`);
   if (r.files_skipped.length) parts.push(keptText(r.files_skipped));
   let text = parts.join('; ') + '.';
   if (r.reembed) text += ` ${plural(r.reembed, 'memory gets', 'memories get')} a vector in the background.`;

@@ -328,6 +328,8 @@ export interface ImportReport {
   files_skipped: string[];
   /** What the knowledge graph gained (new entities, relations, links). */
   graph?: { nodes: number; relations: number; links: number };
+  /** How many owners' consolidation topics the import added (not sent to the model again). */
+  topics?: number;
 }
 
 /** POST /api/v1/window/import/choose: the export picked (not read yet), or cancelled. */

@@ -1,0 +1,175 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// OwnerTopics is one consolidation owner's topics (its clusters and where
+// their calls stand) as an export carries them, under the owner's key
+// (see ownerKey). With them, an imported store's first pass calls only the
+// topics that changed since, instead of sending every topic to the model
+// once more.
+type OwnerTopics struct {
+	Owner string        `json:"owner"`
+	State OwnerClusters `json:"state"`
+}
+
+// ImportSet is what an import writes in one transaction.
+type ImportSet struct {
+	Rows   []ExportRow
+	Graph  GraphExport
+	Topics []OwnerTopics
+}
+
+// ImportWritten is what an import wrote: the ids of the new rows, what it
+// added to the graph, and how many owners' topics it added to.
+type ImportWritten struct {
+	IDs    []string
+	Graph  GraphImportReport
+	Topics int
+}
+
+// Bounds of an imported topics record.
+const (
+	maxTopicsOwnerLen = 16 << 10
+	maxTopicsClusters = 1 << 20
+	maxTopicsMembers  = 1 << 16 // one cluster's
+)
+
+// exportedTopics reads every owner's topics and keeps, of each cluster,
+// the members the export holds (exported: the ids written); a cluster
+// left empty goes, and so does an owner left with none. An export of one
+// person or agent so carries only their topics, whatever the keys say.
+func (s *Service) exportedTopics(ctx context.Context, exported map[string]bool) ([]OwnerTopics, error) {
+	if s.cstore == nil {
+		return nil, nil
+	}
+	all, err := s.cstore.AllClusters(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("export the topics: %w", err)
+	}
+	var out []OwnerTopics
+	for _, o := range all {
+		kept := o.State.Clusters[:0:0]
+		for _, c := range o.State.Clusters {
+			c.Members = slices.DeleteFunc(slices.Clone(c.Members), func(id string) bool { return !exported[id] })
+			if len(c.Members) > 0 {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		o.State.Clusters = kept
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// checkImportedTopics validates one topics record.
+func checkImportedTopics(l exportLine) (OwnerTopics, error) {
+	if l.Topics == nil {
+		return OwnerTopics{}, fmt.Errorf("a topics record without its topics")
+	}
+	t := *l.Topics
+	switch {
+	case t.Owner == "" || len(t.Owner) > maxTopicsOwnerLen || !utf8.ValidString(t.Owner):
+		return t, fmt.Errorf("topics: an owner of 1 to %d bytes of UTF-8 is required", maxTopicsOwnerLen)
+	case len(t.State.Clusters) > maxTopicsClusters:
+		return t, fmt.Errorf("topics of %s: more than %d clusters", t.Owner, maxTopicsClusters)
+	case t.State.NextSeq < 0:
+		return t, fmt.Errorf("topics of %s: next_seq must not be negative", t.Owner)
+	case !ValidTime(t.State.ClusteredAt) || !ValidTime(t.State.CrossAt):
+		return t, fmt.Errorf("topics of %s: its times must fall within the years 1 to 9999", t.Owner)
+	}
+	ids, members := map[string]bool{}, map[string]bool{}
+	for _, c := range t.State.Clusters {
+		switch {
+		case c.ID == "" || checkLabel("cluster id", c.ID) != nil:
+			return t, fmt.Errorf("topics of %s: a cluster needs an id (at most %d bytes of plain text)", t.Owner, maxIDLen)
+		case ids[c.ID]:
+			return t, fmt.Errorf("topics of %s: cluster %s is listed twice", t.Owner, c.ID)
+		case len(c.Members) == 0 || len(c.Members) > maxTopicsMembers:
+			return t, fmt.Errorf("topics of %s: cluster %s needs 1 to %d members", t.Owner, c.ID, maxTopicsMembers)
+		case c.Fails < 0:
+			return t, fmt.Errorf("topics of %s: cluster %s: fails must not be negative", t.Owner, c.ID)
+		case !ValidTime(c.OKAt) || !ValidTime(c.FailedAt):
+			return t, fmt.Errorf("topics of %s: cluster %s: its times must fall within the years 1 to 9999", t.Owner, c.ID)
+		case len(c.LastErr) > maxReasonLen || !utf8.ValidString(c.LastErr):
+			return t, fmt.Errorf("topics of %s: cluster %s: last_error must be at most %d bytes of UTF-8", t.Owner, c.ID, maxReasonLen)
+		}
+		ids[c.ID] = true
+		for _, id := range c.Members {
+			if id == "" || checkLabel("member", id) != nil {
+				return t, fmt.Errorf("topics of %s: cluster %s has a member that is not a memory id", t.Owner, c.ID)
+			}
+			if members[id] {
+				return t, fmt.Errorf("topics of %s: memory %s is in two clusters", t.Owner, id)
+			}
+			members[id] = true
+		}
+	}
+	return t, nil
+}
+
+// MergeTopics merges imported topics into the owner's held ones (the zero
+// state when it has none) and says whether anything was added. With none
+// held, the import's are taken whole. Else each imported cluster adds its
+// members that no held cluster has (a fact already in a held topic stays
+// where it is); one with none left adds nothing. A cluster keeps its id
+// (the topic its schemas and relation rows name) unless a held one has
+// it, and NextSeq moves past every id, so the next new cluster's id is
+// new. The held state's times are kept. A member that is not one of the
+// owner's live facts is dropped by the next pass (see clusterFacts).
+func MergeTopics(held, imported OwnerClusters) (OwnerClusters, bool) {
+	out := held
+	if len(held.Clusters) == 0 {
+		out = imported
+		out.Clusters = nil
+	}
+	out.NextSeq = max(held.NextSeq, imported.NextSeq)
+	have, taken := map[string]bool{}, map[string]bool{}
+	for _, c := range out.Clusters {
+		taken[c.ID] = true
+		for _, id := range c.Members {
+			have[id] = true
+		}
+	}
+	for _, c := range imported.Clusters {
+		out.NextSeq = max(out.NextSeq, clusterSeq(c.ID))
+	}
+	added := false
+	for _, c := range imported.Clusters {
+		c.Members = slices.DeleteFunc(slices.Clone(c.Members), func(id string) bool { return have[id] })
+		if len(c.Members) == 0 {
+			continue
+		}
+		if taken[c.ID] {
+			out.NextSeq++
+			c.ID = "c" + strconv.Itoa(out.NextSeq)
+		}
+		taken[c.ID] = true
+		for _, id := range c.Members {
+			have[id] = true
+		}
+		out.Clusters = append(out.Clusters, c)
+		added = true
+	}
+	return out, added
+}
+
+// clusterSeq is the number in a cluster id "c<N>" (0 for another id).
+func clusterSeq(id string) int {
+	if len(id) < 2 || id[0] != 'c' {
+		return 0
+	}
+	n, err := strconv.Atoi(id[1:])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
