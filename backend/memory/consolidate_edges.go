@@ -148,7 +148,7 @@ func (s *Service) retireEndedRelations(ctx context.Context, scope Scope, p *prom
 	}
 	for _, m := range rows {
 		if by, ok := endedBy[m.Metadata[MetaRelation]]; ok {
-			p.retire(m.ID, RetiredReplaced, by, "the relation ended")
+			p.retire(m.ID, RetiredReplaced, by, ReasonRelationEnded)
 		}
 	}
 	return nil

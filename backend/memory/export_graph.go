@@ -51,7 +51,7 @@ func graphLines(g GraphExport) []exportLine {
 }
 
 // expiredHows are the ways a relation's record can have stopped being held.
-var expiredHows = map[string]bool{"": true, ExpiredEnded: true, ExpiredEvidenceRetired: true, ExpiredEvidenceDeleted: true}
+var expiredHows = map[string]bool{"": true, ExpiredEnded: true, ExpiredEvidenceRetired: true, ExpiredEvidenceDeleted: true, ExpiredReopened: true}
 
 // checkImportedNode validates one graph_node record.
 func checkImportedNode(l exportLine) (GraphNode, error) {

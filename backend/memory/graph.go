@@ -47,6 +47,12 @@ import (
 //     (by the rules above, against what is held by then) and restores the
 //     row. Deleting a memory removes it from every relation's evidence; a
 //     relation left with no live fact expires ("evidence_deleted").
+//   - Withdrawing a relation (its last fact forgotten, dropped or
+//     deleted: it was not true) reopens the relations it ended: each holds
+//     again as it was before the end ("reopened"), unless another held
+//     relation of its kind ends it still (then at that one's start), and
+//     its L5 rows retired for the end come back when it holds now. A fact
+//     retired as replaced (the value changed since) reopens nothing.
 //     The store applies these in the same transaction as the row change.
 
 // EntityType is what kind of thing a graph node is.
@@ -80,7 +86,13 @@ const (
 	ExpiredEnded           = "ended"            // a later relation of an exclusive kind took over
 	ExpiredEvidenceRetired = "evidence_retired" // every fact behind it was retired
 	ExpiredEvidenceDeleted = "evidence_deleted" // every memory behind it was deleted
+	ExpiredReopened        = "reopened"         // the relation that ended it was withdrawn
 )
+
+// ReasonRelationEnded is the retire reason of an L5 row whose relation a
+// later one of its kind ended; the relation holding again (reopened)
+// brings the row back.
+const ReasonRelationEnded = "the relation ended"
 
 // GraphNode is an entity.
 type GraphNode struct {

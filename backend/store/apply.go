@@ -42,7 +42,7 @@ func (s *Store) Apply(ctx context.Context, c memory.Changes) (memory.Cascade, er
 			}
 		}
 		for _, r := range c.Retire {
-			_, err := retireRow(ctx, tx, r.ID, r.Retirement, &cas)
+			_, err := s.retireRow(ctx, tx, r.ID, r.Retirement, false, &cas) // a plan: nothing is withdrawn
 			if code := memory.ErrorCode(err); err != nil && code != memory.ECONFLICT && code != memory.ENOTFOUND {
 				return err
 			}

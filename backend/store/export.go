@@ -107,7 +107,7 @@ func (s *Store) ImportRows(ctx context.Context, set memory.ImportSet) (memory.Im
 			done.IDs = append(done.IDs, r.Memory.ID)
 		}
 		var err error
-		if done.Graph, err = importGraph(ctx, tx, set.Graph, s.personOf); err != nil {
+		if done.Graph, err = s.importGraph(ctx, tx, set.Graph); err != nil {
 			return err
 		}
 		if done.Topics, err = importTopics(ctx, tx, set.Topics); err != nil {

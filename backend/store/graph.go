@@ -87,7 +87,7 @@ func (s *Store) LearnRelation(ctx context.Context, in memory.RelationInput, plan
 // that rests on facts needs a live fact (as for a retirement), one that
 // rests on turns alone needs a turn. The L5 rows of the relations it
 // expires are retired.
-func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time, cas *memory.Cascade) error {
+func (s *Store) dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time, cas *memory.Cascade) error {
 	var expired []string
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
@@ -116,8 +116,11 @@ func dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at time.Time, c
 			return fmt.Errorf("drop evidence: %w", err)
 		}
 	}
-	return retireRelationRows(ctx, tx, expired, memory.Retirement{How: memory.RetiredDropped,
-		Reason: reasonEvidenceDeleted, At: at}, cas)
+	if err := s.retireRelationRows(ctx, tx, expired, memory.Retirement{How: memory.RetiredDropped,
+		Reason: reasonEvidenceDeleted, At: at}, cas); err != nil {
+		return err
+	}
+	return s.reopenEnded(ctx, tx, expired, at, cas) // a deleted memory is withdrawn
 }
 
 // dropGraph deletes the graph of the owners in scope (every owner for an

@@ -64,11 +64,11 @@ func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.Gra
 // holds already with the same ends (learnt here too) only gains the
 // evidence; any other comes in with all its records. Evidence and links
 // that name memories not here are dropped.
-func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport, personOf func(string) []string) (memory.GraphImportReport, error) {
+func (s *Store) importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport) (memory.GraphImportReport, error) {
 	var rep memory.GraphImportReport
 	ids := map[string]string{} // exported entity id -> its id here
 	for _, n := range g.Nodes {
-		id, made, err := importNode(ctx, tx, n, personOf(n.Owner.UserID))
+		id, made, err := importNode(ctx, tx, n, s.personOf(n.Owner.UserID))
 		if err != nil {
 			return rep, err
 		}
@@ -91,7 +91,7 @@ func importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport, personOf
 		recs := records[rel]
 		made, err := importRelation(ctx, tx, recs)
 		if err == nil && made {
-			err = importedHoldsByTheRules(ctx, tx, recs, personOf(recs[0].Owner.UserID), at)
+			err = s.importedHoldsByTheRules(ctx, tx, recs, s.personOf(recs[0].Owner.UserID), at)
 		}
 		if err != nil {
 			return rep, err
@@ -146,7 +146,7 @@ func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode, person []st
 // other exclusive one here (or, older, ends where that one began), so an
 // import never leaves two jobs open at once. The rows of the relations it
 // ends are no longer offered as true now.
-func importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge, person []string, at time.Time) error {
+func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge, person []string, at time.Time) error {
 	var h memory.GraphEdge
 	for _, e := range recs {
 		if e.Held() {
@@ -178,8 +178,8 @@ func importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []memory.Grap
 		for i, e := range p.End {
 			ended[i] = e.ID
 		}
-		if err := retireRelationRows(ctx, tx, ended, memory.Retirement{How: memory.RetiredReplaced,
-			Reason: "the relation ended", At: at}, &memory.Cascade{}); err != nil {
+		if err := s.retireRelationRows(ctx, tx, ended, memory.Retirement{How: memory.RetiredReplaced,
+			Reason: memory.ReasonRelationEnded, At: at}, &memory.Cascade{}); err != nil {
 			return err
 		}
 	}

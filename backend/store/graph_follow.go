@@ -55,14 +55,14 @@ func relationsLeftBy(ctx context.Context, tx *sql.Tx, id string) ([]string, erro
 
 // retireRelationRows retires the live L5 rows of relations that lost their
 // evidence: recall must not offer what the graph no longer holds.
-func retireRelationRows(ctx context.Context, tx *sql.Tx, rels []string, r memory.Retirement, cas *memory.Cascade) error {
+func (s *Store) retireRelationRows(ctx context.Context, tx *sql.Tx, rels []string, r memory.Retirement, cas *memory.Cascade) error {
 	for _, rel := range rels {
 		ids, err := queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NULL AND `+relationRowsWhere, rel)
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			if err := retireAlong(ctx, tx, id, r, cas); err != nil {
+			if err := s.retireAlong(ctx, tx, id, r, false, cas); err != nil {
 				return err
 			}
 		}
@@ -137,8 +137,8 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 			if len(rows) > 0 {
 				by = rows[0]
 			}
-			if err := retireRelationRows(ctx, tx, ended, memory.Retirement{How: memory.RetiredReplaced, By: by,
-				Reason: "the relation ended", At: at}, cas); err != nil {
+			if err := s.retireRelationRows(ctx, tx, ended, memory.Retirement{How: memory.RetiredReplaced, By: by,
+				Reason: memory.ReasonRelationEnded, At: at}, cas); err != nil {
 				return err
 			}
 		}

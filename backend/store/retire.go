@@ -26,7 +26,7 @@ func (s *Store) Retire(ctx context.Context, id string, r memory.Retirement) (mem
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		cas = memory.Cascade{}
-		out, err = retireRow(ctx, tx, id, r, &cas)
+		out, err = s.retireRow(ctx, tx, id, r, withdraws(r), &cas)
 		return err
 	})
 	return out, cas, err
@@ -42,7 +42,7 @@ func (s *Store) RetireMany(ctx context.Context, ids []string, r memory.Retiremen
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		out, cas = nil, memory.Cascade{}
 		for _, id := range ids {
-			m, err := retireRow(ctx, tx, id, r, &cas)
+			m, err := s.retireRow(ctx, tx, id, r, withdraws(r), &cas)
 			if c := memory.ErrorCode(err); c == memory.ECONFLICT || c == memory.ENOTFOUND {
 				continue // retired or deleted meanwhile: nothing of it was written
 			}
@@ -56,10 +56,19 @@ func (s *Store) RetireMany(ctx context.Context, ids []string, r memory.Retiremen
 	return out, cas, err
 }
 
+// withdraws says whether a retirement asked for by the person or their
+// agent (Retire, RetireMany: not a model's plan, see Apply) takes the row
+// back as not true: forgotten or dropped. Withdrawing the last fact of a
+// relation reopens the relations it ended (see reopenEnded).
+func withdraws(r memory.Retirement) bool {
+	return r.How == memory.RetiredForgotten || r.How == memory.RetiredDropped
+}
+
 // retireRow retires one row and what goes with it (its profile mirror,
 // the L5 rows of the relations it leaves without a live fact), which it
-// adds to cas.
-func retireRow(ctx context.Context, tx *sql.Tx, id string, r memory.Retirement, cas *memory.Cascade) (memory.Memory, error) {
+// adds to cas. withdrawn: the row is taken back as not true, so the
+// relations it leaves reopen what they ended.
+func (s *Store) retireRow(ctx context.Context, tx *sql.Tx, id string, r memory.Retirement, withdrawn bool, cas *memory.Cascade) (memory.Memory, error) {
 	m, seq, err := lockedRow(ctx, tx, id)
 	if err != nil {
 		return memory.Memory{}, err
@@ -87,19 +96,25 @@ func retireRow(ctx context.Context, tx *sql.Tx, id string, r memory.Retirement, 
 		return memory.Memory{}, err
 	}
 	if mirror := m.Metadata[memory.MetaMirror]; mirror != "" {
-		if err := retireAlong(ctx, tx, mirror, r, cas); err != nil {
+		if err := s.retireAlong(ctx, tx, mirror, r, withdrawn, cas); err != nil {
 			return memory.Memory{}, err
 		}
 	}
 	// The trigger expired the relations left: their L5 rows go with them.
-	return m, retireRelationRows(ctx, tx, left, memory.Retirement{How: memory.RetiredDropped, By: id,
-		Reason: reasonEvidenceRetired, At: r.At}, cas)
+	if err := s.retireRelationRows(ctx, tx, left, memory.Retirement{How: memory.RetiredDropped, By: id,
+		Reason: reasonEvidenceRetired, At: r.At}, cas); err != nil {
+		return memory.Memory{}, err
+	}
+	if withdrawn {
+		return m, s.reopenEnded(ctx, tx, left, r.At, cas)
+	}
+	return m, nil
 }
 
 // retireAlong retires a row that goes with another, unless it is gone or
 // already retired.
-func retireAlong(ctx context.Context, tx *sql.Tx, id string, r memory.Retirement, cas *memory.Cascade) error {
-	_, err := retireRow(ctx, tx, id, r, cas)
+func (s *Store) retireAlong(ctx context.Context, tx *sql.Tx, id string, r memory.Retirement, withdrawn bool, cas *memory.Cascade) error {
+	_, err := s.retireRow(ctx, tx, id, r, withdrawn, cas)
 	switch memory.ErrorCode(err) {
 	case "":
 		cas.Retired = append(cas.Retired, id)
@@ -152,7 +167,7 @@ func (s *Store) restoreRow(ctx context.Context, tx *sql.Tx, id string, at time.T
 		}
 	}
 	if h.How == memory.RetiredMerged && h.By != "" {
-		if err := unmergeWhenWhole(ctx, tx, h.By, at, cas); err != nil {
+		if err := s.unmergeWhenWhole(ctx, tx, h.By, at, cas); err != nil {
 			return memory.Memory{}, err
 		}
 	}
@@ -168,7 +183,7 @@ const reasonUnmerged = "the facts it merged were restored: the merge is undone"
 // leaves the facts as they were, not them and their merge side by side.
 // A row retired as merged by hand (no merged_from) is left alone, and so
 // is a merge one of whose facts is gone or still retired.
-func unmergeWhenWhole(ctx context.Context, tx *sql.Tx, merged string, at time.Time, cas *memory.Cascade) error {
+func (s *Store) unmergeWhenWhole(ctx context.Context, tx *sql.Tx, merged string, at time.Time, cas *memory.Cascade) error {
 	var from string
 	err := tx.QueryRowContext(ctx, `SELECT coalesce(json_extract(metadata, '$.`+memory.MetaMergedFrom+`'), '')
 		FROM memories WHERE id = ? AND retired_at IS NULL`, merged).Scan(&from)
@@ -196,7 +211,7 @@ func unmergeWhenWhole(ctx context.Context, tx *sql.Tx, merged string, at time.Ti
 			return err
 		}
 	}
-	return retireAlong(ctx, tx, merged, memory.Retirement{How: memory.RetiredDropped, Reason: reasonUnmerged, At: at}, cas)
+	return s.retireAlong(ctx, tx, merged, memory.Retirement{How: memory.RetiredDropped, Reason: reasonUnmerged, At: at}, false, cas)
 }
 
 // restoreAlong restores a row that goes with another if it was retired in
@@ -256,7 +271,7 @@ func (s *Store) Delete(ctx context.Context, f memory.DeleteFilter) ([]string, me
 		if len(f.IDs) == 0 && len(f.Layers) == 0 {
 			return dropGraph(ctx, tx, f.Scope) // everything of these owners goes, the graph too
 		}
-		return dropEvidence(ctx, tx, ids, at, &cas)
+		return s.dropEvidence(ctx, tx, ids, at, &cas)
 	})
 	return ids, cas, err
 }
