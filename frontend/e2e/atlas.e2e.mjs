@@ -424,13 +424,38 @@ async function workspace(page) {
   check((await page.locator('[data-testid="ws-discard"]').count()) === 0, 'a saved file asked to discard');
 }
 
+// Waits until the page's main part says text (or, with absent, no longer says it).
+const untilMainSays = (page, text, absent = false) =>
+  page.waitForFunction(([t, no]) => (document.querySelector('main')?.innerText.includes(t) ?? false) !== no, [text, absent], { timeout: 10_000 });
+
+// The Atlas opened while HyAtlas does not answer says so; once it answers
+// again, the Atlas reads its list by itself, and the error goes.
+async function outage(page) {
+  await page.click('[data-testid="nav-status"]');
+  await page.route('**/api/v1/**', (r) => r.abort());
+  await page.click('[data-testid="nav-atlas"]');
+  await untilMainSays(page, 'did not answer');
+  await page.unroute('**/api/v1/**');
+  await untilMainSays(page, 'did not answer', true);
+  await page.locator('[data-testid="atlas-row"]').first().waitFor({ timeout: 10_000 });
+}
+
 // A page whose session ended (HyAtlas started again, or a new token)
 // says how to sign in again on every page, never the API's words for
 // agents ("send Authorization: Bearer"). Last: it ends the session.
 async function signedOut(page) {
+  // HyAtlas stops, then starts again (a new token): the Atlas that could
+  // not load does not keep "did not answer"; it says how to sign in.
   await page.click('[data-testid="nav-status"]');
+  await page.route('**/api/v1/**', (r) => r.abort());
+  await page.click('[data-testid="nav-atlas"]');
+  await untilMainSays(page, 'did not answer');
   await page.evaluate(() => localStorage.setItem('hyatlas.session', 'a-session-from-before-a-restart'));
+  await page.unroute('**/api/v1/**');
   await page.locator('[data-testid="connection"][data-state="signed_out"]').waitFor({ timeout: 10_000 });
+  await untilMainSays(page, 'did not answer', true);
+  check(/hyatlas dashboard/.test(await page.locator('main').innerText()), 'the Atlas after a restart does not say how to sign in again');
+  check((await page.locator('main [data-testid="error-banner"]').count()) === 1, 'the Atlas signed out shows its sign-in words more than once, or not at all');
   for (const p of ['atlas', 'palace', 'recall', 'snapshots', 'workspace', 'settings']) {
     await page.click(`[data-testid="nav-${p}"]`);
     await page.locator('main', { hasText: 'hyatlas dashboard' }).waitFor({ timeout: 10_000 }).catch(() => {});
@@ -463,7 +488,7 @@ async function main() {
     page.setDefaultTimeout(15_000);
     await page.goto(URL_);
     await page.locator('[data-testid="nav-atlas"]').waitFor();
-    for (const [name, step] of [['atlas', atlas], ['settings', settings], ['snapshots', snapshots], ['pages', others], ['signed out', signedOut]]) {
+    for (const [name, step] of [['atlas', atlas], ['settings', settings], ['snapshots', snapshots], ['pages', others], ['outage', outage], ['signed out', signedOut]]) {
       try {
         await step(page);
         console.log(`ok ${name}`);

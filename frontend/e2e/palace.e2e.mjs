@@ -70,6 +70,16 @@ try {
   await page.locator('[data-testid="mp-card"] h3', { hasText: 'Globex' }).waitFor();
   // Its entity page: what is known of Globex now.
   await page.locator('[data-testid="mp-page"]', { hasText: 'team lead' }).waitFor();
+  // The wheel zooms about the pointer: what is under the pointer stays
+  // there, so Globex, which Find put at the centre, moves away from it.
+  const canvasBox = await page.locator('[data-testid="mp-canvas"]').boundingBox();
+  const [cx, cy] = [canvasBox.x + canvasBox.width / 2, canvasBox.y + canvasBox.height / 2];
+  await page.mouse.move(cx + 150, cy + 60);
+  for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -100);
+  await page.waitForTimeout(100);
+  const grown = 1.2 ** 3;
+  await page.mouse.move(cx + 150 * (1 - grown), cy + 60 * (1 - grown));
+  same(await page.getAttribute('[data-testid="mp-canvas"]', 'data-hovered'), 'Globex', 'the node under the pointer after zooming about a point beside it');
   await page.uncheck('label.kind:has-text("organization") input');
   same((await page.locator('[data-testid="mp-relations"] li').allTextContents()).length, 0, 'relations with organizations hidden');
   await page.check('label.kind:has-text("organization") input');

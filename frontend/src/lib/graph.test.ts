@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeTimes, fadeAt, layout, step, stepOrEnd, visibleAt } from './graph';
+import { changeTimes, clearOf, fadeAt, layout, MAX_ZOOM, MIN_ZOOM, step, stepOrEnd, visibleAt, zoomAt, type View } from './graph';
 import type { GraphRecord } from './types';
 
 const rec = (p: Partial<GraphRecord>): GraphRecord => ({
@@ -58,5 +58,41 @@ describe('the Mind Palace rules', () => {
       expect(Math.abs(p.y)).toBeLessThanOrEqual(1);
     }
     expect(p1.size).toBe(3);
+  });
+});
+
+describe('zooming about the pointer', () => {
+  // Where a layout point is drawn, relative to the canvas's centre.
+  const drawn = (v: View, p: number) => (p + v.pan.x) * v.zoom;
+  it.each([
+    ['at the centre', 0, 1.2],
+    ['left of the centre', -300, 1.2],
+    ['right, zooming out', 250, 1 / 1.2],
+  ])('keeps what is under the pointer there (%s)', (_, dx, factor) => {
+    const v: View = { zoom: 1.5, pan: { x: 40, y: -10 } };
+    const under = dx / v.zoom - v.pan.x; // the layout point under the pointer
+    const next = zoomAt(v, dx, 0, factor);
+    expect(next.zoom).toBeCloseTo(v.zoom * factor);
+    expect(drawn(next, under)).toBeCloseTo(dx);
+  });
+  it('stays within its bounds, and then does not move', () => {
+    const v: View = { zoom: MAX_ZOOM, pan: { x: 5, y: 5 } };
+    expect(zoomAt(v, 100, 100, 1.2)).toEqual(v);
+    expect(zoomAt({ zoom: MIN_ZOOM, pan: { x: 0, y: 0 } }, 100, 0, 1 / 1.2).zoom).toBe(MIN_ZOOM);
+  });
+});
+
+describe('labels that do not cover names', () => {
+  const box = (x: number, y: number, w = 40, h = 12) => ({ x, y, w, h });
+  it('drops a label over a name or over a label kept before it', () => {
+    const names = [box(100, 100)];
+    const labels = [box(110, 105), box(300, 300), box(310, 305), box(-500, 302, 2000, 5)];
+    expect(clearOf(names, labels)).toEqual([false, true, false, false]);
+  });
+  it('keeps labels that only touch', () => {
+    expect(clearOf([box(0, 0)], [box(40, 0), box(0, 12)])).toEqual([true, true]);
+  });
+  it('finds overlaps across grid cells', () => {
+    expect(clearOf([box(60, 60, 10, 10)], [box(0, 0, 200, 100)], 16)).toEqual([false]);
   });
 });

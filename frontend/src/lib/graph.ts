@@ -140,3 +140,57 @@ export function layout(nodes: GraphNode[], records: GraphRecord[], iterations = 
   nodes.forEach((node, i) => out.set(node.id, { x: xs[i] / max, y: ys[i] / max }));
   return out;
 }
+
+/** How the canvas shows the layout: a point p (canvas pixels from the centre) is drawn at centre + (p + pan) × zoom. */
+export interface View {
+  zoom: number;
+  pan: { x: number; y: number };
+}
+
+export const MIN_ZOOM = 0.3;
+export const MAX_ZOOM = 8;
+
+/**
+ * Zooms by factor about the pointer (dx, dy: canvas pixels from the
+ * canvas's centre), so what is under the pointer stays under it. The
+ * zoom stays within MIN_ZOOM and MAX_ZOOM.
+ */
+export function zoomAt(v: View, dx: number, dy: number, factor: number): View {
+  const zoom = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, v.zoom * factor));
+  return { zoom, pan: { x: v.pan.x + dx / zoom - dx / v.zoom, y: v.pan.y + dy / zoom - dy / v.zoom } };
+}
+
+/** A rectangle on the canvas (x, y its top left corner). */
+export interface Box {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+const overlaps = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/**
+ * Which of the candidates can be drawn without covering anything taken
+ * (node names and dots) or a candidate kept before it (they come in order
+ * of priority): true for each one kept. A grid of cells keeps it linear
+ * for the few hundred labels a view draws.
+ */
+export function clearOf(taken: Box[], candidates: Box[], cell = 64): boolean[] {
+  const grid = new Map<string, Box[]>();
+  const cells = (b: Box) => {
+    const out: string[] = [];
+    for (let i = Math.floor(b.x / cell); i <= Math.floor((b.x + b.w) / cell); i++)
+      for (let j = Math.floor(b.y / cell); j <= Math.floor((b.y + b.h) / cell); j++) out.push(`${i},${j}`);
+    return out;
+  };
+  const add = (b: Box) => {
+    for (const c of cells(b)) (grid.get(c) ?? grid.set(c, []).get(c)!).push(b);
+  };
+  taken.forEach(add);
+  return candidates.map((b) => {
+    if (cells(b).some((c) => grid.get(c)?.some((o) => overlaps(o, b)))) return false;
+    add(b);
+    return true;
+  });
+}
