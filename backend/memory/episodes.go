@@ -29,10 +29,20 @@ func (s *Service) noteEpisode(ctx context.Context, m Memory) {
 	_ = s.xstore.TouchEpisode(ctx, m.Owner, m.CreatedAt, s.cfg.Extraction.EpisodeGap)
 }
 
-// markNowDirty notes that an owner's Now page is out of date.
+// nowOwner names whose Now page a row goes into: the person (a user id's
+// alias group) and the agent. A person writing under two ids of the group
+// has one page, as they have one recall.
+type nowOwner struct{ group, agent string }
+
+func (s *Service) nowOwnerOf(o Owner) nowOwner {
+	return nowOwner{group: groupKey(s.cfg.Aliases.Expand(o.UserID)), agent: o.AgentID}
+}
+
+// markNowDirty notes that an owner's Now page is out of date; the page is
+// written under the owner o who wrote last.
 func (s *Service) markNowDirty(o Owner) {
 	if !s.cfg.Extraction.NowOff {
-		s.nowDirty.Store(o, true)
+		s.nowDirty.Store(s.nowOwnerOf(o), o)
 	}
 }
 
@@ -145,8 +155,8 @@ func (s *Service) rebuildNowPages(ctx context.Context) (int, error) {
 	}
 	done := 0
 	var firstErr error
-	s.nowDirty.Range(func(k, _ any) bool {
-		o := k.(Owner)
+	s.nowDirty.Range(func(_, v any) bool {
+		o := v.(Owner)
 		built, err := s.rebuildNow(ctx, o)
 		if err != nil {
 			firstErr = errors.Join(firstErr, err)
@@ -178,30 +188,38 @@ func (s *Service) CurrentNow(ctx context.Context, scope Scope) (Memory, bool, er
 	return rows[0], true, nil
 }
 
-// ownNowPages lists the live Now pages of exactly this owner, newest
-// first (a scope without an agent would also cover the user's agents).
+// nowScope is exactly the rows of o's person (every user id of the alias
+// group) written with o's agent (with none: the person's own).
+func (s *Service) nowScope(o Owner) Scope {
+	return Scope{UserIDs: s.cfg.Aliases.Expand(o.UserID), AgentID: o.AgentID, ExactAgent: true}
+}
+
+// ownNowPages lists the live Now pages of o's person and agent (under any
+// user id of the group), newest first.
 func (s *Service) ownNowPages(ctx context.Context, o Owner) ([]Memory, error) {
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerSummary}, Category: CategoryNow,
-		Scope: Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID, ExactAgent: true}, Limit: 100})
+		Scope: s.nowScope(o), Limit: 100})
 	if err != nil {
 		return nil, fmt.Errorf("read Now pages: %w", err)
 	}
 	own := rows[:0]
 	for _, m := range rows {
-		if m.Owner == o {
+		if m.Owner.AgentID == o.AgentID {
 			own = append(own, m)
 		}
 	}
 	return own, nil
 }
 
-// rebuildNow writes one owner's Now page from their open intentions and
-// newest facts, retiring the previous page as replaced. A failure other
-// than the endpoint's leaves the page as it is until the next change.
+// rebuildNow writes the Now page of o's person and agent from their open
+// intentions and newest facts (under every user id of the alias group),
+// retiring the previous pages as replaced. A failure other than the
+// endpoint's leaves the page as it is until the next change.
 func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
-	// Exactly this owner's rows: the person's own page (no agent) never
+	// Exactly this agent's rows: the person's own page (no agent) never
 	// holds what their agents were told.
-	scope := Scope{UserIDs: []string{o.UserID}, AgentID: o.AgentID, ExactAgent: true}
+	scope := s.nowScope(o)
+	key := s.nowOwnerOf(o)
 	gen := s.generation()
 	prev, err := s.ownNowPages(ctx, o)
 	if err != nil {
@@ -210,7 +228,7 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	if len(prev) > 0 && s.now().Sub(prev[0].CreatedAt) < s.cfg.Extraction.NowEvery {
 		return false, nil // too soon: stays dirty for a later pass
 	}
-	s.nowDirty.Delete(o)
+	s.nowDirty.Delete(key) // a write after this marks it again; one before is read below
 	var texts []string
 	intents, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerIntention}, Scope: scope, Limit: openIntentsMax})
 	if err != nil {
@@ -233,7 +251,7 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 		Today: s.now().In(s.cfg.Extraction.Location), Owner: o, Texts: texts})
 	if err != nil {
 		if errors.Is(err, ErrProvider) || ctx.Err() != nil {
-			s.nowDirty.Store(o, true) // the endpoint is down: try again later
+			s.nowDirty.LoadOrStore(key, o) // the endpoint is down: try again later
 		}
 		return false, fmt.Errorf("build Now page: %w", err)
 	}
@@ -250,7 +268,7 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	}
 	if err := s.insertGenerated(ctx, gen, c, m); err != nil {
 		if errors.Is(err, ErrStoreReplaced) {
-			s.nowDirty.Store(o, true) // built from the data before a restore: again on the new
+			s.nowDirty.LoadOrStore(key, o) // built from the data before a restore: again on the new
 		}
 		return false, err
 	}

@@ -179,6 +179,65 @@ func TestNowPage_OneLivePerOwner(t *testing.T) {
 	}
 }
 
+// A person writing under two user ids of an alias group has one Now page,
+// built from what both ids wrote, as their recall is one.
+func TestNowPage_OnePerAliasGroup(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Extraction.NowEvery = 0
+	aliases, err := memory.ParseAliases("u1,u1b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Aliases = aliases
+	r, x := newExtractRig(t, cfg)
+	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
+		return memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "The user noted: " + req.Text, Label: "project_state"}}}, nil
+	})
+	var shown []string
+	x.summarize = func(req memory.SummaryRequest) (string, error) {
+		if req.Kind == memory.SummaryNow {
+			shown = req.Texts
+		}
+		return "now: " + strings.Join(req.Texts, "; "), nil
+	}
+	ctx := context.Background()
+	for _, w := range []struct{ user, text string }{{"u1", "packing kitchen boxes"}, {"u1b", "phoning removal firms"}, {"u1", "labelling the boxes"}} {
+		if _, err := r.svc.Add(ctx, memory.AddInput{Text: w.text, Owner: memory.Owner{UserID: w.user}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.svc.Housekeep(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pages []memory.Memory
+	for _, u := range []string{"u1", "u1b"} {
+		for _, m := range r.live(t, memory.LayerSummary, u) {
+			if m.Category == memory.CategoryNow && !slices.ContainsFunc(pages, func(p memory.Memory) bool { return p.ID == m.ID }) {
+				pages = append(pages, m)
+			}
+		}
+	}
+	if len(pages) != 1 {
+		t.Fatalf("live Now pages of the group: %d, want 1: %+v", len(pages), pages)
+	}
+	joined := strings.Join(shown, "\n")
+	for _, said := range []string{"packing kitchen boxes", "phoning removal firms", "labelling the boxes"} {
+		if !strings.Contains(joined, said) {
+			t.Errorf("the last Now page was built without %q: %q", said, shown)
+		}
+	}
+	// Recall under either id returns that page.
+	for _, u := range []string{"u1", "u1b"} {
+		res, err := r.svc.Search(ctx, memory.SearchInput{Query: "what am I doing with the boxes", UserIDs: []string{u}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Now == nil || res.Now.ID != pages[0].ID {
+			t.Errorf("recall of %s: Now page %+v, want %s", u, res.Now, pages[0].ID)
+		}
+	}
+}
+
 // Dates outside the years 1-9999 (in UTC), from any extractor, are dropped:
 // the fact is undated, the intention has no due date, and the rows can
 // still be written as JSON.

@@ -148,7 +148,8 @@ type Service struct {
 	kickReembed  func()
 	// extracting holds the ids being extracted (each is done once);
 	// ownerLocks serialise extraction per person; nowDirty holds the
-	// owners whose Now page is out of date.
+	// persons and agents whose Now page is out of date (nowOwner -> the
+	// Owner who wrote last).
 	extracting sync.Map // id -> *inflight
 	ownerLocks sync.Map // user id -> chan struct{} (capacity 1: a lock a waiter can give up on)
 	nowDirty   sync.Map
