@@ -73,7 +73,7 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 	}
 	if in.RequestID != "" {
 		if prev, ok, err := s.store.RawByRequest(ctx, owner, in.RequestID); err != nil || ok {
-			return s.sentBefore(prev, in, err)
+			return s.sentBefore(ctx, prev, in, err)
 		}
 		in.Metadata = maps.Clone(in.Metadata)
 		if in.Metadata == nil {
@@ -122,7 +122,7 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 		}
 		s.requests.Unlock()
 		if err != nil || ok {
-			return s.sentBefore(prev, in, err)
+			return s.sentBefore(ctx, prev, in, err)
 		}
 	} else if err := s.insertRaw(ctx, m, vec); err != nil {
 		return AddResult{}, err
@@ -138,15 +138,23 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 }
 
 // sentBefore answers a write whose request id the owner sent before
-// with the row that write stored (prev) and how its extraction stands,
-// storing nothing; err is the lookup's. A request id used before for
-// another text is an ECONFLICT error: that is no repeat.
-func (s *Service) sentBefore(prev Memory, in AddInput, err error) (AddResult, error) {
+// with the row that write stored (prev, as it is now) and how its
+// extraction stands, storing nothing; err is the lookup's. The repeat is
+// of the text the row was stored with, which an edit in the Atlas may
+// have changed since. A request id used before for another text is an
+// ECONFLICT error: that is no repeat.
+func (s *Service) sentBefore(ctx context.Context, prev Memory, in AddInput, err error) (AddResult, error) {
 	if err != nil {
 		return AddResult{}, err
 	}
 	if prev.Content != in.Text {
-		return AddResult{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", in.RequestID)
+		stored, err := s.storedText(ctx, prev)
+		if err != nil {
+			return AddResult{}, err
+		}
+		if stored != in.Text {
+			return AddResult{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", in.RequestID)
+		}
 	}
 	st := s.extractionStatus() // pending, or why it cannot run now
 	switch prev.Extraction {
@@ -158,6 +166,21 @@ func (s *Service) sentBefore(prev Memory, in AddInput, err error) (AddResult, er
 		st = StatusSkipped
 	}
 	return AddResult{Memory: prev, ExtractionStatus: st}, nil
+}
+
+// storedText is the text a row was first stored with: the text before
+// its first edit, or its content when it was never edited.
+func (s *Service) storedText(ctx context.Context, m Memory) (string, error) {
+	hist, err := s.store.History(ctx, m.ID)
+	if err != nil {
+		return "", fmt.Errorf("read the history of %s: %w", m.ID, err)
+	}
+	for _, h := range hist { // oldest first
+		if h.Action == HistoryEdited && h.OldContent != "" {
+			return h.OldContent, nil
+		}
+	}
+	return m.Content, nil
 }
 
 // insertRaw commits a raw row and indexes it.

@@ -155,6 +155,22 @@ func TestAdd_ARequestSentAgainIsStoredOnce(t *testing.T) {
 	if got := r.get(t, first.Memory.ID); got.Metadata[memory.MetaRequestID] != "r1" {
 		t.Errorf("the row keeps its request id: %v", got.Metadata)
 	}
+	// Edited in the Atlas since (twice): the request sent again is still a
+	// repeat of what was stored, and answers the row as it is now.
+	for _, text := range []string{"USER: my bike is dark green", "USER: my bike is dark green, with a basket"} {
+		if _, err := r.svc.Edit(ctx, first.Memory.ID, memory.EditInput{Content: &text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again := add("hermes", "r1"); again.Memory.ID != first.Memory.ID || again.Memory.Content != "USER: my bike is dark green, with a basket" {
+		t.Errorf("the request sent again after an edit: %s %q, want the first write as edited", again.Memory.ID, again.Memory.Content)
+	}
+	if _, err := r.svc.Add(ctx, memory.AddInput{Text: "USER: my bike is dark green", Owner: memory.Owner{UserID: "u1", AgentID: "hermes"}, RequestID: "r1"}); memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Errorf("the edited text under the request id: %v, want a conflict (it is not what the request sent)", err)
+	}
+	if st, _ := r.svc.Stats(ctx); st.Live[memory.LayerRaw] != 3 {
+		t.Errorf("raw rows after the repeats: %d, want 3", st.Live[memory.LayerRaw])
+	}
 }
 
 // A write sent again answers how its extraction stands now, like the
