@@ -80,6 +80,20 @@ try {
   const grown = 1.2 ** 3;
   await page.mouse.move(cx + 150 * (1 - grown), cy + 60 * (1 - grown));
   same(await page.getAttribute('[data-testid="mp-canvas"]', 'data-hovered'), 'Globex', 'the node under the pointer after zooming about a point beside it');
+  // The same from the keyboard: + and − beside Fit (the card, over the
+  // end of the toolbar in a window this narrow, closed first).
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid="mp-card"]').waitFor({ state: 'detached' });
+  await page.click('button:has-text("Fit")');
+  await page.locator('[data-testid="mp-zoom-in"]').focus();
+  await page.keyboard.press('Enter');
+  same(await page.getAttribute('[data-testid="mp-canvas"]', 'data-zoom'), '1.20', 'the zoom after + from the keyboard');
+  await page.click('[data-testid="mp-zoom-out"]');
+  await page.click('[data-testid="mp-zoom-out"]');
+  same(await page.getAttribute('[data-testid="mp-canvas"]', 'data-zoom'), '0.83', 'the zoom after − twice');
+  await page.fill('[data-testid="mp-find"]', 'glob');
+  await page.press('[data-testid="mp-find"]', 'Enter');
+  await page.locator('[data-testid="mp-card"] h3', { hasText: 'Globex' }).waitFor();
   await page.uncheck('label.kind:has-text("organization") input');
   same((await page.locator('[data-testid="mp-relations"] li').allTextContents()).length, 0, 'relations with organizations hidden');
   await page.check('label.kind:has-text("organization") input');
