@@ -248,7 +248,7 @@ func runList(ctx context.Context, e Env, args []string) error {
 func runRetire(ctx context.Context, e Env, args []string) error {
 	fs := flag.NewFlagSet("retire", flag.ContinueOnError)
 	reason := fs.String("reason", "", "why it is retired")
-	how := fs.String("how", "", "how: dropped (default), forgotten, done, ...")
+	how := fs.String("how", "", "how: dropped (default), forgotten, done, wrong (never true: reopens what its relation ended), ...")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {

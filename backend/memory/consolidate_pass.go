@@ -344,7 +344,7 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 			continue
 		}
 		now := s.now().UTC()
-		msg := f.err.Error()
+		msg := clipText(f.err.Error(), maxReasonLen) // kept short, so the export of the topics imports
 		if err := s.saveCluster(ctx, states[f.job.owner], f.job.cluster.ID, func(c *Cluster) {
 			c.Fails, c.FailedAt, c.LastErr = c.Fails+1, now, msg
 		}); err != nil {

@@ -159,6 +159,10 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 	if err != nil {
 		return rep, fmt.Errorf("export: %w", err)
 	}
+	topics, err := s.readTopics(ctx)
+	if err != nil {
+		return rep, err
+	}
 	agents, facts := map[string]bool{}, map[string]bool{}
 	err = s.store.ScanExport(ctx, s.scope([]string{in.UserID}, in.AgentID), in.Vectors, func(r ExportRow) error {
 		m := r.Memory
@@ -189,10 +193,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 		}
 		rep.Nodes, rep.Relations, rep.Links = len(g.Nodes), len(g.Relations), len(g.Links)
 	}
-	topics, err := s.exportedTopics(ctx, facts)
-	if err != nil {
-		return rep, err
-	}
+	topics = keepMembers(topics, facts)
 	for i := range topics {
 		if err := enc.Encode(exportLine{Type: "topics", Topics: &topics[i]}); err != nil {
 			return rep, fmt.Errorf("export: %w", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -40,11 +41,11 @@ const (
 	maxTopicsMembers  = 1 << 16 // one cluster's
 )
 
-// exportedTopics reads every owner's topics and keeps, of each cluster,
-// the members the export holds (exported: the ids written); a cluster
-// left empty goes, and so does an owner left with none. An export of one
-// person or agent so carries only their topics, whatever the keys say.
-func (s *Service) exportedTopics(ctx context.Context, exported map[string]bool) ([]OwnerTopics, error) {
+// readTopics reads every owner's topics for an export. It runs before the
+// rows are read: a pass between the two can then only make the topics
+// older than the rows (a topic the copy calls once more), never newer (a
+// topic marked done whose merge the copy does not hold).
+func (s *Service) readTopics(ctx context.Context) ([]OwnerTopics, error) {
 	if s.cstore == nil {
 		return nil, nil
 	}
@@ -52,11 +53,21 @@ func (s *Service) exportedTopics(ctx context.Context, exported map[string]bool) 
 	if err != nil {
 		return nil, fmt.Errorf("export the topics: %w", err)
 	}
+	return all, nil
+}
+
+// keepMembers keeps, of each cluster, the members in keep (an export: the
+// facts it holds; an import: the memories it brings); a cluster left
+// empty goes, and so does an owner left with none. An export of one
+// person or agent so carries only their topics, whatever the keys say,
+// and an import never marks as called a fact it did not bring.
+func keepMembers(all []OwnerTopics, keep map[string]bool) []OwnerTopics {
 	var out []OwnerTopics
 	for _, o := range all {
 		kept := o.State.Clusters[:0:0]
 		for _, c := range o.State.Clusters {
-			c.Members = slices.DeleteFunc(slices.Clone(c.Members), func(id string) bool { return !exported[id] })
+			c.Members = slices.DeleteFunc(slices.Clone(c.Members), func(id string) bool { return !keep[id] })
+			c.LastErr = clipText(c.LastErr, maxReasonLen)
 			if len(c.Members) > 0 {
 				kept = append(kept, c)
 			}
@@ -67,7 +78,7 @@ func (s *Service) exportedTopics(ctx context.Context, exported map[string]bool) 
 		o.State.Clusters = kept
 		out = append(out, o)
 	}
-	return out, nil
+	return out
 }
 
 // checkImportedTopics validates one topics record.
@@ -87,7 +98,9 @@ func checkImportedTopics(l exportLine) (OwnerTopics, error) {
 		return t, fmt.Errorf("topics of %s: its times must fall within the years 1 to 9999", t.Owner)
 	}
 	ids, members := map[string]bool{}, map[string]bool{}
-	for _, c := range t.State.Clusters {
+	for i := range t.State.Clusters {
+		c := &t.State.Clusters[i]
+		c.LastErr = clipText(c.LastErr, maxReasonLen) // a note for the person: kept short, never refused
 		switch {
 		case c.ID == "" || checkLabel("cluster id", c.ID) != nil:
 			return t, fmt.Errorf("topics of %s: a cluster needs an id (at most %d bytes of plain text)", t.Owner, maxIDLen)
@@ -99,8 +112,6 @@ func checkImportedTopics(l exportLine) (OwnerTopics, error) {
 			return t, fmt.Errorf("topics of %s: cluster %s: fails must not be negative", t.Owner, c.ID)
 		case !ValidTime(c.OKAt) || !ValidTime(c.FailedAt):
 			return t, fmt.Errorf("topics of %s: cluster %s: its times must fall within the years 1 to 9999", t.Owner, c.ID)
-		case len(c.LastErr) > maxReasonLen || !utf8.ValidString(c.LastErr):
-			return t, fmt.Errorf("topics of %s: cluster %s: last_error must be at most %d bytes of UTF-8", t.Owner, c.ID, maxReasonLen)
 		}
 		ids[c.ID] = true
 		for _, id := range c.Members {
@@ -114,6 +125,18 @@ func checkImportedTopics(l exportLine) (OwnerTopics, error) {
 		}
 	}
 	return t, nil
+}
+
+// clipText keeps at most n bytes of s, cut at a character, as valid UTF-8.
+func clipText(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // MergeTopics merges imported topics into the owner's held ones (the zero

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"hyatlas/backend/memory"
 )
@@ -201,5 +203,30 @@ func TestAVersion2ExportStillImports(t *testing.T) {
 	// Without the topics, the copy's first pass sends each topic once more.
 	if rep := dst.consolidate(t); c.calls() != 2 {
 		t.Fatalf("pass after a version 2 import: %+v (%d calls)", rep, c.calls())
+	}
+}
+
+// An imported topic keeps only the memories the import brings (a member
+// it does not bring is never marked as called), and a long last error,
+// which an older export may carry, is cut short rather than refused.
+func TestImportKeepsTopicsToWhatItBrings(t *testing.T) {
+	_, export, _ := consolidatedExport(t, memory.ExportInput{UserID: "alice"})
+	long := strings.Repeat("語", 700) // 2,100 bytes
+	text := strings.Replace(string(export), `"members":["`, `"last_error":"`+long+`","members":["m-not-in-the-file","`, 1)
+	dst, _ := newConsolidateRig(t, consolidateCfg())
+	if in, err := dst.svc.Import(context.Background(), strings.NewReader(text)); err != nil || in.Topics != 1 {
+		t.Fatalf("import: %+v, %v", in, err)
+	}
+	all, err := dst.store.AllClusters(context.Background())
+	if err != nil || len(all) != 1 {
+		t.Fatalf("topics here: %+v, %v", all, err)
+	}
+	for _, c := range all[0].State.Clusters {
+		if slices.Contains(c.Members, "m-not-in-the-file") {
+			t.Errorf("cluster %s took a member the import did not bring: %v", c.ID, c.Members)
+		}
+		if len(c.LastErr) > 1000 || !utf8.ValidString(c.LastErr) {
+			t.Errorf("cluster %s: last error of %d bytes (valid UTF-8: %v)", c.ID, len(c.LastErr), utf8.ValidString(c.LastErr))
+		}
 	}
 }

@@ -9,34 +9,41 @@ import (
 	"hyatlas/backend/memory"
 )
 
-// jobRig learns, in three passes, that Alice worked at Acme from January
-// 2024 and at Globex from March 2025 (which ends Acme), and with initech
-// at Initech from September 2025 (which ends Globex). It returns the
-// Globex facts.
-func jobRig(t *testing.T, initech bool) (*rig, *scriptedConsolidator, []memory.Memory) {
+// job is one exclusive "works at" relation to learn: the company, its
+// start, and the texts of its two facts.
+type job struct {
+	to, from string
+	texts    [2]string
+}
+
+var (
+	acme    = job{"Acme", "2024-01-01", [2]string{"Alice works at Acme", "Alice joined Acme in January 2024"}}
+	globex  = job{"Globex", "2025-03-01", [2]string{"Alice works at Globex", "Alice started at Globex in March 2025"}}
+	initech = job{"Initech", "2025-09-01", [2]string{"Alice works at Initech", "Alice moved to Initech in September 2025"}}
+	// hooli arrives after Globex but began before it: it ends itself there.
+	hooli = job{"Hooli", "2024-06-01", [2]string{"Alice works at Hooli", "Alice joined Hooli in June 2024"}}
+)
+
+// jobRig learns the jobs, a consolidation pass each, in order, and
+// returns each one's facts by company.
+func jobRig(t *testing.T, jobs ...job) (*rig, map[string][]memory.Memory) {
 	t.Helper()
 	r, c := newConsolidateRig(t, consolidateCfg())
-	job := func(to, from string, texts ...string) []memory.Memory {
-		var facts []memory.Memory
+	facts := map[string][]memory.Memory{}
+	for _, j := range jobs {
 		var ids []string
-		for _, text := range texts {
-			f := r.fact(t, text, "alice", r.turn(t, text+" (turn)", "alice"), date(from))
-			facts, ids = append(facts, f), append(ids, f.ID)
+		for _, text := range j.texts {
+			f := r.fact(t, text, "alice", r.turn(t, text+" (turn)", "alice"), date(j.from))
+			facts[j.to], ids = append(facts[j.to], f), append(ids, f.ID)
 		}
-		c.set(reply(memory.ConsolidatePlan{Edges: []memory.PlannedEdge{{From: "Alice", FromType: "person", To: to,
-			ToType: "organization", Relation: "works at", Exclusive: true, ValidFrom: date(from), Evidence: ids}}}))
+		c.set(reply(memory.ConsolidatePlan{Edges: []memory.PlannedEdge{{From: "Alice", FromType: "person", To: j.to,
+			ToType: "organization", Relation: "works at", Exclusive: true, ValidFrom: date(j.from), Evidence: ids}}}))
 		if rep := r.consolidate(t); rep.Edges != 1 {
-			t.Fatalf("learning %s: %+v", to, rep)
+			t.Fatalf("learning %s: %+v", j.to, rep)
 		}
 		r.advance(time.Hour)
-		return facts
 	}
-	job("Acme", "2024-01-01", "Alice works at Acme", "Alice joined Acme in January 2024")
-	globex := job("Globex", "2025-03-01", "Alice works at Globex", "Alice started at Globex in March 2025")
-	if initech {
-		job("Initech", "2025-09-01", "Alice works at Initech", "Alice moved to Initech in September 2025")
-	}
-	return r, c, globex
+	return r, facts
 }
 
 // jobs is what Alice's graph holds now, as "Acme" or "Acme until
@@ -71,7 +78,7 @@ func TestGraph_WithdrawingARelationReopensTheOneItEnded(t *testing.T) {
 	retire := func(how string) func(*testing.T, *rig, []memory.Memory) {
 		return func(t *testing.T, r *rig, facts []memory.Memory) {
 			for _, f := range facts {
-				if _, err := r.svc.Retire(ctx, f.ID, memory.RetireInput{How: how, Reason: "that was wrong"}); err != nil {
+				if _, err := r.svc.Retire(ctx, f.ID, memory.RetireInput{How: how, Reason: "about Globex"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -86,23 +93,31 @@ func TestGraph_WithdrawingARelationReopensTheOneItEnded(t *testing.T) {
 	}
 	cases := []struct {
 		name              string
-		initech           bool
+		jobs              []job
 		withdraw          func(*testing.T, *rig, []memory.Memory)
 		wantHeld, wantRow []string
 	}{
-		{"forgotten", false, retire("forgotten"), []string{"Acme"}, []string{"Alice works at Acme"}},
-		{"retired in the Atlas (dropped)", false, retire(""), []string{"Acme"}, []string{"Alice works at Acme"}},
-		{"deleted", false, deleted, []string{"Acme"}, []string{"Alice works at Acme"}},
-		// Replaced: Globex was true and changed since; Acme stays ended.
-		{"replaced", false, retire("replaced"), []string{"Acme until 2025-03-01"}, nil},
+		{"never true (wrong)", []job{acme, globex}, retire("wrong"), []string{"Acme"}, []string{"Alice works at Acme"}},
+		// Forgotten, retired in the Atlas (dropped), deleted or replaced:
+		// Globex may have been true; Acme stays ended.
+		{"forgotten", []job{acme, globex}, retire("forgotten"), []string{"Acme until 2025-03-01"}, nil},
+		{"dropped", []job{acme, globex}, retire(""), []string{"Acme until 2025-03-01"}, nil},
+		{"deleted", []job{acme, globex}, deleted, []string{"Acme until 2025-03-01"}, nil},
+		{"replaced", []job{acme, globex}, retire("replaced"), []string{"Acme until 2025-03-01"}, nil},
 		// Initech, begun after Globex, still ends Acme: at its own start.
-		{"a later job ends it still", true, retire("forgotten"),
+		{"a later job ends it still", []job{acme, globex, initech}, retire("wrong"),
 			[]string{"Acme until 2025-09-01", "Initech"}, []string{"Alice works at Initech"}},
+		// Hooli arrived late and ended itself where Globex began; without
+		// Globex it holds still, and Acme ends where Hooli began. Learnt
+		// as ended, Hooli never had a relation row to bring back (its
+		// facts answer recall).
+		{"a late job it bounded", []job{acme, globex, hooli}, retire("wrong"),
+			[]string{"Acme until 2024-06-01", "Hooli"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, _, globex := jobRig(t, c.initech)
-			c.withdraw(t, r, globex)
+			r, facts := jobRig(t, c.jobs...)
+			c.withdraw(t, r, facts["Globex"])
 			held, rows := jobs(t, r)
 			if !slices.Equal(held, c.wantHeld) || !slices.Equal(rows, c.wantRow) {
 				t.Errorf("after withdrawing Globex: held %q, rows %q; want %q, %q", held, rows, c.wantHeld, c.wantRow)
@@ -124,16 +139,37 @@ func TestGraph_WithdrawingARelationReopensTheOneItEnded(t *testing.T) {
 	}
 }
 
+// Hooli (from June 2024) ended Acme and was bounded by Globex (from March
+// 2025). Taken back one after the other, in either order, Acme is held
+// again with no end.
+func TestGraph_TwoWithdrawnJobsInEitherOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, order := range [][]string{{"Hooli", "Globex"}, {"Globex", "Hooli"}} {
+		r, facts := jobRig(t, acme, globex, hooli)
+		for _, company := range order {
+			for _, f := range facts[company] {
+				if _, err := r.svc.Retire(ctx, f.ID, memory.RetireInput{How: "wrong"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		held, rows := jobs(t, r)
+		if !slices.Equal(held, []string{"Acme"}) || !slices.Equal(rows, []string{"Alice works at Acme"}) {
+			t.Errorf("after taking back %v: held %q, rows %q; want Acme alone", order, held, rows)
+		}
+	}
+}
+
 func TestGraph_RestoringTheWithdrawnRelationEndsTheReopenedOneAgain(t *testing.T) {
 	ctx := context.Background()
-	r, _, globex := jobRig(t, false)
-	for _, f := range globex {
-		if _, err := r.svc.Retire(ctx, f.ID, memory.RetireInput{How: "forgotten"}); err != nil {
+	r, facts := jobRig(t, acme, globex)
+	for _, f := range facts["Globex"] {
+		if _, err := r.svc.Retire(ctx, f.ID, memory.RetireInput{How: "wrong"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	r.advance(time.Hour)
-	if _, err := r.svc.Restore(ctx, globex[0].ID); err != nil {
+	if _, err := r.svc.Restore(ctx, facts["Globex"][0].ID); err != nil {
 		t.Fatal(err)
 	}
 	held, rows := jobs(t, r)

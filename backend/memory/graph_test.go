@@ -66,9 +66,8 @@ func ymd(t time.Time) string {
 // The history: Alice works at Acme (from 2024-01), learned on
 // 2024-02-01; Alice works at Globex (from 2025-03), learned on 2025-04-01;
 // then an older job (Initech, from 2023-05) arrives late on 2025-05-01.
-// The evidence of Globex is retired on 2025-07-01 (as wrong: Acme, which
-// Globex ended, holds again) and restored on 2025-08-01 (Acme ends again);
-// the only evidence of Initech is deleted on 2025-09-01.
+// The evidence of Globex is retired on 2025-07-01 and restored on
+// 2025-08-01; the only evidence of Initech is deleted on 2025-09-01.
 func TestGraph_Bitemporal(t *testing.T) {
 	r := graphRig(t)
 	ctx := context.Background()
@@ -125,7 +124,7 @@ func TestGraph_Bitemporal(t *testing.T) {
 		{memory.AxisRecorded, "2024-06-01", []string{acmeOpen}},
 		{memory.AxisRecorded, "2025-04-15", []string{acmeClosed, globexOpen}},
 		{memory.AxisRecorded, "2025-06-01", []string{acmeClosed, globexOpen, initechClosed}},
-		{memory.AxisRecorded, "2025-07-15", []string{acmeOpen, initechClosed}},               // Globex's evidence retired: Acme reopens
+		{memory.AxisRecorded, "2025-07-15", []string{acmeClosed, initechClosed}},             // Globex's evidence retired
 		{memory.AxisRecorded, "2025-08-15", []string{acmeClosed, globexOpen, initechClosed}}, // restored
 		{memory.AxisRecorded, "2025-09-15", []string{acmeClosed, globexOpen}},                // Initech's evidence deleted
 		{memory.AxisValid, "2023-04-01", []string{}},

@@ -91,7 +91,11 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 	// New ids only, like adds: the read lock keeps an embedder switch
 	// from coming between the commit and the index update.
 	s.indexSync.RLock()
-	done, err := s.store.ImportRows(ctx, ImportSet{Rows: rows, Graph: b.graph, Topics: b.topics})
+	brought := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		brought[r.Memory.ID] = true
+	}
+	done, err := s.store.ImportRows(ctx, ImportSet{Rows: rows, Graph: b.graph, Topics: keepMembers(b.topics, brought)})
 	written := done.IDs
 	if err == nil {
 		s.indexImported(written, rows, &rep)

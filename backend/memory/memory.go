@@ -63,11 +63,14 @@ const (
 	RetiredDone      RetireHow = "done"      // an intention that was completed
 	RetiredForgotten RetireHow = "forgotten" // the user or agent asked to forget it
 	RetiredCompacted RetireHow = "compacted" // folded into a compacted summary
+	// RetiredWrong: the person says it was never true. Taking back the last
+	// fact of a relation this way reopens what the relation ended.
+	RetiredWrong RetireHow = "wrong"
 )
 
 var retireHows = map[RetireHow]bool{
 	RetiredReplaced: true, RetiredUpdated: true, RetiredMerged: true, RetiredRestated: true,
-	RetiredDropped: true, RetiredDone: true, RetiredForgotten: true, RetiredCompacted: true,
+	RetiredDropped: true, RetiredDone: true, RetiredForgotten: true, RetiredCompacted: true, RetiredWrong: true,
 }
 
 // ParseRetireHow validates a retirement kind; "" means def.
@@ -77,7 +80,7 @@ func ParseRetireHow(s string, def RetireHow) (RetireHow, error) {
 	}
 	h := RetireHow(s)
 	if !retireHows[h] {
-		return "", Errorf(EINVALID, "unknown retirement kind %q (valid: replaced, updated, merged, restated, dropped, done, forgotten, compacted)", s)
+		return "", Errorf(EINVALID, "unknown retirement kind %q (valid: replaced, updated, merged, restated, dropped, done, forgotten, compacted, wrong)", s)
 	}
 	return h, nil
 }

@@ -147,14 +147,12 @@ func (s *Service) sentBefore(ctx context.Context, prev Memory, in AddInput, err 
 	if err != nil {
 		return AddResult{}, err
 	}
-	if prev.Content != in.Text {
-		stored, err := s.storedText(ctx, prev)
-		if err != nil {
-			return AddResult{}, err
-		}
-		if stored != in.Text {
-			return AddResult{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", in.RequestID)
-		}
+	stored, err := s.storedText(ctx, prev)
+	if err != nil {
+		return AddResult{}, err
+	}
+	if stored != in.Text {
+		return AddResult{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", in.RequestID)
 	}
 	st := s.extractionStatus() // pending, or why it cannot run now
 	switch prev.Extraction {

@@ -165,8 +165,10 @@ func TestAdd_ARequestSentAgainIsStoredOnce(t *testing.T) {
 	if again := add("hermes", "r1"); again.Memory.ID != first.Memory.ID || again.Memory.Content != "USER: my bike is dark green, with a basket" {
 		t.Errorf("the request sent again after an edit: %s %q, want the first write as edited", again.Memory.ID, again.Memory.Content)
 	}
-	if _, err := r.svc.Add(ctx, memory.AddInput{Text: "USER: my bike is dark green", Owner: memory.Owner{UserID: "u1", AgentID: "hermes"}, RequestID: "r1"}); memory.ErrorCode(err) != memory.ECONFLICT {
-		t.Errorf("the edited text under the request id: %v, want a conflict (it is not what the request sent)", err)
+	for _, edited := range []string{"USER: my bike is dark green", "USER: my bike is dark green, with a basket"} {
+		if _, err := r.svc.Add(ctx, memory.AddInput{Text: edited, Owner: memory.Owner{UserID: "u1", AgentID: "hermes"}, RequestID: "r1"}); memory.ErrorCode(err) != memory.ECONFLICT {
+			t.Errorf("an edited text %q under the request id: %v, want a conflict (it is not what the request sent)", edited, err)
+		}
 	}
 	if st, _ := r.svc.Stats(ctx); st.Live[memory.LayerRaw] != 3 {
 		t.Errorf("raw rows after the repeats: %d, want 3", st.Live[memory.LayerRaw])

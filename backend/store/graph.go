@@ -116,11 +116,8 @@ func (s *Store) dropEvidence(ctx context.Context, tx *sql.Tx, ids []string, at t
 			return fmt.Errorf("drop evidence: %w", err)
 		}
 	}
-	if err := s.retireRelationRows(ctx, tx, expired, memory.Retirement{How: memory.RetiredDropped,
-		Reason: reasonEvidenceDeleted, At: at}, cas); err != nil {
-		return err
-	}
-	return s.reopenEnded(ctx, tx, expired, at, cas) // a deleted memory is withdrawn
+	return s.retireRelationRows(ctx, tx, expired, memory.Retirement{How: memory.RetiredDropped,
+		Reason: reasonEvidenceDeleted, At: at}, cas)
 }
 
 // dropGraph deletes the graph of the owners in scope (every owner for an

@@ -4,32 +4,50 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"time"
 
 	"hyatlas/backend/memory"
 )
 
-// reopenEnded reopens the relations that the withdrawn relations had
-// ended (Alice works at Globex ended Alice works at Acme; the Globex facts
-// were forgotten, so Acme never ended): each one's record from before the
-// end holds again, recorded at, by memory.PlanRehold against what the
-// subject holds now, so another held relation of its kind that began
-// later still ends it, at that one's start. The record the end made
-// expires as "reopened" by the withdrawn relation. A relation changed
-// since the end (its own facts retired, ended again) is left as it is,
-// and so is one whose end stays the same. Its L5 rows retired for the end
-// come back when it holds now.
+// reopenEnded re-plans the relations that the withdrawn relations (their
+// last fact taken back as never true) had bounded. Alice works at Globex
+// (from March 2025) ended Alice works at Acme; the Globex facts were
+// wrong, so Acme never ended then. A bounded relation is one of the
+// subject's held records of the same exclusive kind whose end is the
+// withdrawn relation's start: one it ended, or one that arrived late and
+// ended itself where it began. Each is held again without that end, by
+// memory.PlanRehold against what the subject holds now, so another held
+// relation of its kind still ends it, at that one's start; the oldest
+// first, so each is planned against the ends already undone. Its record
+// with the old end expires as "reopened" by the withdrawn relation, and
+// its L5 rows retired for the end come back when it holds now. (An end a
+// relation was told of its own that falls on the very day the withdrawn
+// one began is taken for the withdrawn one's, and undone too.)
 func (s *Store) reopenEnded(ctx context.Context, tx *sql.Tx, withdrawn []string, at time.Time, cas *memory.Cascade) error {
 	for _, rel := range withdrawn {
-		ended, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges g
-			WHERE g.expired_how = ? AND g.expired_by = ?
-			  AND g.seq = (SELECT max(seq) FROM graph_edges WHERE rel_id = g.rel_id AND expired_how = ? AND expired_by = ?)`,
-			memory.ExpiredEnded, rel, memory.ExpiredEnded, rel)
+		last, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
+			WHERE rel_id = ? ORDER BY seq DESC LIMIT 1`, rel)
 		if err != nil {
 			return err
 		}
-		for _, before := range ended {
-			if err := s.reopen(ctx, tx, before, rel, at, cas); err != nil {
+		if len(last) == 0 || !last[0].Exclusive {
+			continue
+		}
+		w := last[0]
+		held, err := heldOfSubject(ctx, tx, s.personOf(w.Owner.UserID), w.From, w.Relation)
+		if err != nil {
+			return err
+		}
+		var bounded []memory.GraphEdge
+		for _, h := range held {
+			if h.ID != w.ID && h.Exclusive && h.ValidTo.Equal(w.Began()) {
+				bounded = append(bounded, h)
+			}
+		}
+		sort.SliceStable(bounded, func(i, j int) bool { return bounded[i].Began().Before(bounded[j].Began()) })
+		for _, b := range bounded {
+			if err := s.reopen(ctx, tx, b.ID, w, at, cas); err != nil {
 				return err
 			}
 		}
@@ -37,34 +55,36 @@ func (s *Store) reopenEnded(ctx context.Context, tx *sql.Tx, withdrawn []string,
 	return nil
 }
 
-// reopen holds again the record before, which the relation by ended (see
-// reopenEnded).
-func (s *Store) reopen(ctx context.Context, tx *sql.Tx, before memory.GraphEdge, by string, at time.Time, cas *memory.Cascade) error {
-	cur, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges WHERE rel_id = ? AND expired_at IS NULL`, before.ID)
+// reopen holds relation id again without the end the withdrawn relation w
+// gave it (see reopenEnded).
+func (s *Store) reopen(ctx context.Context, tx *sql.Tx, id string, w memory.GraphEdge, at time.Time, cas *memory.Cascade) error {
+	cur, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges WHERE rel_id = ? AND expired_at IS NULL`, id)
 	if err != nil {
 		return err
 	}
-	if len(cur) != 1 || !cur[0].RecordedAt.Equal(before.ExpiredAt) {
-		return nil // no longer held, or changed since the end: not the end's to undo
+	if len(cur) != 1 || !cur[0].ValidTo.Equal(w.Began()) {
+		return nil // changed by a relation reopened before it
 	}
-	held, err := heldOfSubject(ctx, tx, s.personOf(before.Owner.UserID), before.From, before.Relation)
+	held, err := heldOfSubject(ctx, tx, s.personOf(w.Owner.UserID), cur[0].From, cur[0].Relation)
 	if err != nil {
 		return err
 	}
 	others := held[:0]
 	for _, h := range held {
-		if h.ID != before.ID {
+		if h.ID != id && h.ID != w.ID {
 			others = append(others, h)
 		}
 	}
-	p := memory.PlanRehold(others, before, at)
+	open := cur[0]
+	open.ValidTo = time.Time{}
+	p := memory.PlanRehold(others, open, at)
 	if p.Recite != "" || p.New.ValidTo.Equal(cur[0].ValidTo) {
-		return nil // learnt again meanwhile, or it ends where it ended
+		return nil // learnt again meanwhile, or it ends there all the same
 	}
-	if err := expireRecord(ctx, tx, before.ID, at, memory.ExpiredReopened, by); err != nil {
+	if err := expireRecord(ctx, tx, id, at, memory.ExpiredReopened, w.ID); err != nil {
 		return err
 	}
-	if err := endRecords(ctx, tx, p.End, at, before.ID); err != nil {
+	if err := endRecords(ctx, tx, p.End, at, id); err != nil {
 		return err
 	}
 	if err := insertRecord(ctx, tx, p.New); err != nil {
@@ -75,13 +95,13 @@ func (s *Store) reopen(ctx context.Context, tx *sql.Tx, before memory.GraphEdge,
 	}
 	rows, err := queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NOT NULL
 		AND retired_how = ? AND retire_reason = ? AND `+relationRowsWhere,
-		string(memory.RetiredReplaced), memory.ReasonRelationEnded, before.ID)
+		string(memory.RetiredReplaced), memory.ReasonRelationEnded, id)
 	if err != nil {
 		return err
 	}
 	for _, row := range rows {
 		if _, err := s.restoreRow(ctx, tx, row, at, cas); err != nil {
-			return fmt.Errorf("restore the row of reopened relation %s: %w", before.ID, err)
+			return fmt.Errorf("restore the row of reopened relation %s: %w", id, err)
 		}
 		cas.Restored = append(cas.Restored, row)
 	}

@@ -56,13 +56,13 @@ func (s *Store) RetireMany(ctx context.Context, ids []string, r memory.Retiremen
 	return out, cas, err
 }
 
-// withdraws says whether a retirement asked for by the person or their
-// agent (Retire, RetireMany: not a model's plan, see Apply) takes the row
-// back as not true: forgotten or dropped. Withdrawing the last fact of a
-// relation reopens the relations it ended (see reopenEnded).
-func withdraws(r memory.Retirement) bool {
-	return r.How == memory.RetiredForgotten || r.How == memory.RetiredDropped
-}
+// withdraws says whether a retirement takes the row back as never true
+// (memory.RetiredWrong, which only Retire and RetireMany are asked for:
+// never a model's plan, see Apply). Withdrawing the last fact of a
+// relation so reopens what the relation ended (see reopenEnded). A row
+// forgotten, dropped or deleted may have been true: what it ended stays
+// ended.
+func withdraws(r memory.Retirement) bool { return r.How == memory.RetiredWrong }
 
 // retireRow retires one row and what goes with it (its profile mirror,
 // the L5 rows of the relations it leaves without a live fact), which it

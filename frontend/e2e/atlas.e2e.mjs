@@ -128,6 +128,7 @@ async function atlas(page) {
   row = await rowOf(page, TEXT);
   await row.locator('[data-testid="retire"]').click();
   await page.fill('[data-testid="retire-reason"]', 'changed my mind');
+  await page.check('[data-testid="retire-wrong"]'); // never true: said in its history below
   await page.click('[data-testid="retire-confirm"]');
   await gone(page, TEXT);
   await page.check('[data-testid="atlas-show-retired"]');
@@ -154,6 +155,7 @@ async function atlas(page) {
   const history = page.locator('[data-testid="history"]');
   await history.waitFor({ timeout: 10_000 });
   check((await history.textContent()).includes(TEXT), 'the history does not show the old text');
+  check((await history.textContent()).includes('marked as never true'), 'the history does not say it was retired as never true');
   await page.screenshot({ path: join(SHOTS, 'atlas.png'), fullPage: true });
   // Tab goes round the drawer: Shift+Tab from its first control stays in it.
   await page.focus('[aria-label="Close details"]');

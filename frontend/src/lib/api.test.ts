@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, SIGNED_OUT, getStatus, linkOutcome, signInFromLink, waitForRestart } from './api';
+import { ApiError, SIGNED_OUT, getStatus, linkOutcome, retire, signInFromLink, waitForRestart } from './api';
 
 const sample = {
   status: 'ok',
@@ -178,5 +178,19 @@ describe('signInFromLink', () => {
     const fn = mockFetch(() => Promise.reject(new Error('no call expected')));
     expect(await signInFromLink(loc)).toBe('none');
     expect(fn).not.toHaveBeenCalled();
+  });
+});
+
+describe('retire', () => {
+  it.each([
+    ['no longer useful', undefined, { reason: 'old' }],
+    ['never true', 'wrong' as const, { reason: 'old', how: 'wrong' }],
+  ])('POSTs the reason, and how only when it was never true (%s)', async (_, how, body) => {
+    const fn = mockFetch(async () => Response.json({ memory_id: 'm1' }));
+    await retire('m 1', 'old', how);
+    const [url, init] = fn.mock.calls[0];
+    expect(url).toBe('/api/v1/memories/m%201/retire');
+    expect(init?.method).toBe('POST');
+    expect(JSON.parse(String(init?.body))).toEqual(body);
   });
 });

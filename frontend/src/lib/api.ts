@@ -214,8 +214,9 @@ export const editMemory = (id: string, change: { content?: string; category?: st
 export const promote = (id: string) => request<Memory>(`/memories/${encodeURIComponent(id)}/promote`, json('POST'));
 export const demote = (id: string) => request<Memory>(`/memories/${encodeURIComponent(id)}/demote`, json('POST'));
 
-export const retire = (id: string, reason: string) =>
-  request<Memory>(`/memories/${encodeURIComponent(id)}/retire`, json('POST', { reason }));
+/** Retires a memory; how "wrong" says it was never true (see the knowledge graph in the README). */
+export const retire = (id: string, reason: string, how?: 'wrong') =>
+  request<Memory>(`/memories/${encodeURIComponent(id)}/retire`, json('POST', how ? { reason, how } : { reason }));
 
 export const restore = (id: string) =>
   request<Memory>(`/memories/${encodeURIComponent(id)}/restore`, json('POST'));

@@ -84,6 +84,7 @@ const RETIRED_AS: Record<string, string> = {
   done: 'marked done',
   forgotten: 'forgotten',
   compacted: 'folded into a summary',
+  wrong: 'marked as never true',
 };
 
 /** One history entry in words (the old text, when there is one, is shown apart). */
