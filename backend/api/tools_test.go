@@ -124,6 +124,12 @@ func TestTools(t *testing.T) {
 	if hits := call("memory_search", `{"query": "how long should answers be"}`, 200)["results"].([]any); len(hits) != 0 {
 		t.Fatalf("a deleted memory is still found: %v", hits)
 	}
+	// never_true: the user says it was a mistake; it is retired as wrong.
+	wrong := call("memory_store", `{"content": "Alice works at Globex"}`, 200)["id"].(string)
+	call("memory_delete", `{"id": "`+wrong+`", "never_true": true}`, 200)
+	if got := a.do(req{method: "GET", path: "/api/v1/memories/" + wrong}).json(t); got["retired_how"] != "wrong" && got["superseded_how"] != "wrong" {
+		t.Errorf("memory_delete with never_true: %v, want it retired as wrong", got)
+	}
 	before := a.counts()
 	for _, bad := range []struct {
 		name, args string
@@ -135,6 +141,7 @@ func TestTools(t *testing.T) {
 		{"memory_store", `[1, 2]`, 400},
 		{"memory_search", `{"query": "x", "limit": 50}`, 422},
 		{"memory_delete", `{"id": "m-nope"}`, 404},
+		{"memory_delete", `{"id": "m-nope", "never_true": "yes"}`, 400},
 		{"memory_note", `{"content": "x", "file": "SOUL.md"}`, 422},
 		{"memory_note", `{"content": "", "file": "USER.md"}`, 400},
 		{"memory_read", `{}`, 422},

@@ -54,7 +54,8 @@ func Tools() []ToolSpec {
 			toolSchema(map[string]any{"query": strProp("what to look for"),
 				"limit": map[string]any{"type": "integer", "minimum": 1, "maximum": 20, "description": "at most this many results (5)"}}, "query")},
 		{"memory_delete", "Forget a memory by its id (from memory_search). The user can restore it.",
-			toolSchema(map[string]any{"id": strProp("the memory's id")}, "id")},
+			toolSchema(map[string]any{"id": strProp("the memory's id"),
+				"never_true": map[string]any{"type": "boolean", "description": "true when the user says it was never true (a mistake), not only to be forgotten: what it replaced holds again (a job it ended is current again)"}}, "id")},
 		{"memory_note", "Append a note to MEMORY.md or USER.md.",
 			toolSchema(map[string]any{"content": strProp("the note, Markdown"), "file": noteFiles}, "content", "file")},
 		{"memory_read", "Read the whole of MEMORY.md or USER.md.",
@@ -89,9 +90,12 @@ func (s *Service) CallTool(ctx context.Context, name string, args []byte, caller
 			out, err = s.toolSearch(ctx, a.Query, a.Limit, caller)
 		}
 	case "memory_delete":
-		var a struct{ ID string }
+		var a struct {
+			ID        string
+			NeverTrue bool `json:"never_true"`
+		}
 		if err = toolArgs(name, args, &a); err == nil {
-			out, err = s.toolDelete(ctx, a.ID, caller)
+			out, err = s.toolDelete(ctx, a.ID, a.NeverTrue, caller)
 		}
 	case "memory_note":
 		var a struct{ Content, File string }
@@ -223,8 +227,9 @@ func (s *Service) toolSearch(ctx context.Context, query string, limit *int, c To
 	return map[string]any{"results": hits}, nil
 }
 
-// toolDelete forgets (retires, reversibly) a memory of the caller's user.
-func (s *Service) toolDelete(ctx context.Context, id string, c ToolCaller) (any, error) {
+// toolDelete forgets (retires, reversibly) a memory of the caller's user;
+// neverTrue retires it as wrong (see RetiredWrong).
+func (s *Service) toolDelete(ctx context.Context, id string, neverTrue bool, c ToolCaller) (any, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return nil, Errorf(EBADREQUEST, "id required")
@@ -233,7 +238,11 @@ func (s *Service) toolDelete(ctx context.Context, id string, c ToolCaller) (any,
 	if err != nil || !s.scope([]string{c.UserID}, "").Covers(m.Owner) {
 		return nil, Errorf(ENOTFOUND, "no memory %q of this user", id)
 	}
-	if _, err := s.Retire(ctx, id, RetireInput{How: string(RetiredForgotten), Reason: "the agent's memory_delete tool"}); err != nil {
+	in := RetireInput{How: string(RetiredForgotten), Reason: "the agent's memory_delete tool"}
+	if neverTrue {
+		in = RetireInput{How: string(RetiredWrong), Reason: "the agent's memory_delete tool: never true"}
+	}
+	if _, err := s.Retire(ctx, id, in); err != nil {
 		return nil, err
 	}
 	return map[string]any{"deleted": true, "id": id, "restorable": true}, nil
