@@ -47,12 +47,16 @@ import (
 //     (by the rules above, against what is held by then) and restores the
 //     row. Deleting a memory removes it from every relation's evidence; a
 //     relation left with no live fact expires ("evidence_deleted").
-//   - Withdrawing a relation (its last fact forgotten, dropped or
-//     deleted: it was not true) reopens the relations it ended: each holds
-//     again as it was before the end ("reopened"), unless another held
-//     relation of its kind ends it still (then at that one's start), and
-//     its L5 rows retired for the end come back when it holds now. A fact
-//     retired as replaced (the value changed since) reopens nothing.
+//   - Taking a relation back as never true (its last fact retired as
+//     RetiredWrong) reopens the relations it bounded: each of the
+//     subject's records of its kind that ended where it began (one it
+//     ended, or a late one that ended itself there) holds again without
+//     that end ("reopened"), unless another held relation of its kind ends
+//     it still (then at that one's start; a return to the same object, at
+//     the return), and its L5 rows retired for the end come back when it
+//     holds now. One not held then gets a record without the end, from
+//     which a restore holds it. A fact forgotten, dropped, replaced or
+//     deleted may have been true: it reopens nothing. Plans never do.
 //     The store applies these in the same transaction as the row change.
 
 // EntityType is what kind of thing a graph node is.

@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"testing"
@@ -22,6 +23,8 @@ var (
 	initech = job{"Initech", "2025-09-01", [2]string{"Alice works at Initech", "Alice moved to Initech in September 2025"}}
 	// hooli arrives after Globex but began before it: it ends itself there.
 	hooli = job{"Hooli", "2024-06-01", [2]string{"Alice works at Hooli", "Alice joined Hooli in June 2024"}}
+	// acmeAgain is a return to Acme after Globex: a relation of its own.
+	acmeAgain = job{"Acme", "2025-09-01", [2]string{"Alice is back at Acme", "Alice returned to Acme in September 2025"}}
 )
 
 // jobRig learns the jobs, a consolidation pass each, in order, and
@@ -113,6 +116,10 @@ func TestGraph_WithdrawingARelationReopensTheOneItEnded(t *testing.T) {
 		// facts answer recall).
 		{"a late job it bounded", []job{acme, globex, hooli}, retire("wrong"),
 			[]string{"Acme until 2024-06-01", "Hooli"}, nil},
+		// Back at Acme from September: the first stint runs on to the
+		// return, with no gap where Globex was.
+		{"a return to the same place", []job{acme, globex, acmeAgain}, retire("wrong"),
+			[]string{"Acme", "Acme until 2025-09-01"}, []string{"Alice works at Acme"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -157,6 +164,48 @@ func TestGraph_TwoWithdrawnJobsInEitherOrder(t *testing.T) {
 		if !slices.Equal(held, []string{"Acme"}) || !slices.Equal(rows, []string{"Alice works at Acme"}) {
 			t.Errorf("after taking back %v: held %q, rows %q; want Acme alone", order, held, rows)
 		}
+	}
+}
+
+// Acme's facts were forgotten before Globex was taken back as never
+// true: Acme is not held then, but restoring a fact of it holds it with
+// no end, and its row comes back.
+func TestGraph_ARelationNotHeldWhenItsEnderIsWithdrawnHoldsWithoutTheEndOnceRestored(t *testing.T) {
+	ctx := context.Background()
+	r, facts := jobRig(t, acme, globex)
+	for _, step := range []struct {
+		company, how string
+	}{{"Acme", "forgotten"}, {"Globex", "wrong"}} {
+		for _, f := range facts[step.company] {
+			if _, err := r.svc.Retire(ctx, f.ID, memory.RetireInput{How: step.how}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if held, _ := jobs(t, r); len(held) != 0 {
+		t.Fatalf("held with every fact retired: %q", held)
+	}
+	r.advance(time.Hour)
+	if _, err := r.svc.Restore(ctx, facts["Acme"][0].ID); err != nil {
+		t.Fatal(err)
+	}
+	held, rows := jobs(t, r)
+	if !slices.Equal(held, []string{"Acme"}) || !slices.Equal(rows, []string{"Alice works at Acme"}) {
+		t.Errorf("after restoring Acme: held %q, rows %q; want Acme with no end, and its row", held, rows)
+	}
+	// Its history (a record recorded and expired at once among them)
+	// exports and imports.
+	var buf bytes.Buffer
+	if _, err := r.svc.Export(ctx, &buf, memory.ExportInput{}); err != nil {
+		t.Fatal(err)
+	}
+	copyRig, _ := newConsolidateRig(t, consolidateCfg())
+	if _, err := copyRig.svc.Import(ctx, &buf); err != nil {
+		t.Fatalf("import of the history: %v", err)
+	}
+	copyRig.advance(4 * time.Hour) // the copy's clock: past the records' times
+	if held, rows := jobs(t, copyRig); !slices.Equal(held, []string{"Acme"}) || !slices.Equal(rows, []string{"Alice works at Acme"}) {
+		t.Errorf("the copy holds %q, rows %q", held, rows)
 	}
 }
 

@@ -120,6 +120,18 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 				return err
 			}
 		}
+		// Held with no end now (one it had was taken back with the
+		// relation that gave it, see unboundExpired): its rows retired for
+		// that end come back too.
+		if p.New.ValidTo.IsZero() {
+			ended, err := queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NOT NULL
+				AND retired_how = ? AND retire_reason = ? AND `+relationRowsWhere,
+				string(memory.RetiredReplaced), memory.ReasonRelationEnded, rec.ID)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, ended...)
+		}
 		for _, row := range rows {
 			if _, err := s.restoreRow(ctx, tx, row, at, cas); err != nil {
 				return err

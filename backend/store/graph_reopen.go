@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -21,9 +22,10 @@ import (
 // relation of its kind still ends it, at that one's start; the oldest
 // first, so each is planned against the ends already undone. Its record
 // with the old end expires as "reopened" by the withdrawn relation, and
-// its L5 rows retired for the end come back when it holds now. (An end a
-// relation was told of its own that falls on the very day the withdrawn
-// one began is taken for the withdrawn one's, and undone too.)
+// its L5 rows retired for the end come back when it holds now. A bounded
+// relation not held now (its own facts retired) gets a record without
+// the end, expired as its last one was, from which restoring a fact of
+// it holds it again (see unboundExpired).
 func (s *Store) reopenEnded(ctx context.Context, tx *sql.Tx, withdrawn []string, at time.Time, cas *memory.Cascade) error {
 	for _, rel := range withdrawn {
 		last, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges
@@ -50,6 +52,40 @@ func (s *Store) reopenEnded(ctx context.Context, tx *sql.Tx, withdrawn []string,
 			if err := s.reopen(ctx, tx, b.ID, w, at, cas); err != nil {
 				return err
 			}
+		}
+		if err := s.unboundExpired(ctx, tx, w, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unboundExpired gives each relation of w's subject and kind that is not
+// held now (its facts retired or deleted) and whose last record ends at
+// w's start a record without that end, recorded and expired at at (it is
+// never shown as held), so a restore of its facts holds it from there
+// (reholdRelations replays the last record), not with the end of a
+// relation that never was.
+func (s *Store) unboundExpired(ctx context.Context, tx *sql.Tx, w memory.GraphEdge, at time.Time) error {
+	person := s.personOf(w.Owner.UserID)
+	users := placeholders(len(person))
+	args := append([]any{w.Relation, w.Began().UnixMilli(), memory.ExpiredEvidenceRetired, memory.ExpiredEvidenceDeleted}, anys(person)...)
+	args = append(append(args, w.From), anys(person)...)
+	last, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges g
+		WHERE g.relation = ? AND g.exclusive AND g.valid_to = ? AND g.expired_how IN (?, ?)
+		  AND g.user_id IN (`+users+`) AND g.src IN (
+			SELECT n.id FROM graph_nodes n, graph_nodes s WHERE s.id = ? AND n.norm = s.norm AND n.user_id IN (`+users+`))
+		  AND g.seq = (SELECT max(seq) FROM graph_edges WHERE rel_id = g.rel_id)`, args...)
+	if err != nil {
+		return err
+	}
+	for _, e := range last {
+		if e.ID == w.ID {
+			continue
+		}
+		e.ValidTo, e.RecordedAt, e.ExpiredAt, e.ExpiredBy = time.Time{}, at, at, w.ID
+		if err := insertRecord(ctx, tx, e); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -78,6 +114,13 @@ func (s *Store) reopen(ctx context.Context, tx *sql.Tx, id string, w memory.Grap
 	open := cur[0]
 	open.ValidTo = time.Time{}
 	p := memory.PlanRehold(others, open, at)
+	if i := slices.IndexFunc(others, func(h memory.GraphEdge) bool { return h.ID == p.Recite }); i >= 0 &&
+		others[i].Began().After(open.Began()) {
+		// A return to the same place (Acme again from September): it
+		// ends where the return began, with no gap where w was.
+		open.ValidTo = others[i].Began()
+		p = memory.PlanRehold(others, open, at)
+	}
 	if p.Recite != "" || p.New.ValidTo.Equal(cur[0].ValidTo) {
 		return nil // learnt again meanwhile, or it ends there all the same
 	}
