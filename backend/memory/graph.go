@@ -55,7 +55,8 @@ import (
 //     it still (then at that one's start; a return to the same object, at
 //     the return), and its L5 rows retired for the end come back when it
 //     holds now. One not held then gets a record without the end, from
-//     which a restore holds it. A fact forgotten, dropped, replaced or
+//     which a restore holds it. Restoring the relation taken back gives
+//     the end back to both. A fact forgotten, dropped, replaced or
 //     deleted may have been true: it reopens nothing. Plans never do.
 //     The store applies these in the same transaction as the row change.
 

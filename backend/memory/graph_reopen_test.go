@@ -209,6 +209,56 @@ func TestGraph_ARelationNotHeldWhenItsEnderIsWithdrawnHoldsWithoutTheEndOnceRest
 	}
 }
 
+// Acme is not held when Globex is taken back; what happens next decides
+// how Acme holds once restored, as if it had been held all along.
+func TestGraph_ARelationNotHeldFollowsItsEnder(t *testing.T) {
+	ctx := context.Background()
+	type step struct {
+		company, how string // how "restore": restore the company's first fact
+	}
+	cases := []struct {
+		name              string
+		jobs              []job
+		steps             []step
+		wantHeld, wantRow []string
+	}{
+		// Globex was true after all, then forgotten: Acme ended at its start.
+		{"its ender restored", []job{acme, globex},
+			[]step{{"Acme", "forgotten"}, {"Globex", "wrong"}, {"Globex", "restore"}, {"Globex", "forgotten"}, {"Acme", "restore"}},
+			[]string{"Acme until 2025-03-01"}, nil},
+		// Back at Acme from September: the first stint runs on to it.
+		{"a return to the same place", []job{acme, globex, acmeAgain},
+			[]step{{"Acme", "forgotten"}, {"Globex", "wrong"}, {"Acme", "restore"}},
+			[]string{"Acme", "Acme until 2025-09-01"}, []string{"Alice works at Acme"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, facts := jobRig(t, c.jobs...)
+			for _, st := range c.steps {
+				r.advance(time.Minute)
+				if st.how == "restore" {
+					if _, err := r.svc.Restore(ctx, facts[st.company][0].ID); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				for _, f := range facts[st.company] {
+					if f.Content == acmeAgain.texts[0] || f.Content == acmeAgain.texts[1] {
+						continue // the company's first stint only
+					}
+					if _, err := r.svc.Retire(ctx, f.ID, memory.RetireInput{How: st.how}); err != nil && memory.ErrorCode(err) != memory.ECONFLICT {
+						t.Fatal(err)
+					}
+				}
+			}
+			held, rows := jobs(t, r)
+			if !slices.Equal(held, c.wantHeld) || !slices.Equal(rows, c.wantRow) {
+				t.Errorf("held %q, rows %q; want %q, %q", held, rows, c.wantHeld, c.wantRow)
+			}
+		})
+	}
+}
+
 func TestGraph_RestoringTheWithdrawnRelationEndsTheReopenedOneAgain(t *testing.T) {
 	ctx := context.Background()
 	r, facts := jobRig(t, acme, globex)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -91,7 +92,16 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 		if err != nil {
 			return err
 		}
+		told := rec // the last record as it was, for its rows below
 		p := memory.PlanRehold(held, rec, at)
+		// A record freed of the end of a relation taken back (see
+		// unboundExpired) meets a return to the same place as reopen does:
+		// it ends where the return began.
+		if i := slices.IndexFunc(held, func(h memory.GraphEdge) bool { return h.ID == p.Recite }); i >= 0 &&
+			rec.ExpiredBy != "" && rec.ValidTo.IsZero() && held[i].Began().After(rec.Began()) {
+			rec.ValidTo = held[i].Began()
+			p = memory.PlanRehold(held, rec, at)
+		}
 		if p.Recite != "" {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO graph_evidence (rel_id, memory_id, kind)
 				SELECT ?, memory_id, kind FROM graph_evidence WHERE rel_id = ?`, p.Recite, rec.ID); err != nil {
@@ -105,6 +115,9 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 		if err := insertRecord(ctx, tx, p.New); err != nil {
 			return err
 		}
+		if err := rebindFreed(ctx, tx, rec, at); err != nil {
+			return err
+		}
 		// Its rows retired because it lost its evidence come back, whichever
 		// fact's retirement (or delete) took them; one retired by hand stays.
 		// Not when the rules hold it again as a relation that has ended
@@ -112,7 +125,7 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 		// is true now, and the graph keeps its history. An end it had of
 		// its own, known when it was learnt, changes nothing here.
 		var rows []string
-		if p.New.ValidTo.Equal(rec.ValidTo) || p.New.ValidTo.After(at) {
+		if p.New.ValidTo.Equal(told.ValidTo) || p.New.ValidTo.After(at) {
 			rows, err = queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NOT NULL
 				AND retired_how = ? AND retire_reason IN (?, ?) AND `+relationRowsWhere,
 				string(memory.RetiredDropped), reasonEvidenceRetired, reasonEvidenceDeleted, rec.ID)
@@ -153,6 +166,28 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 				Reason: memory.ReasonRelationEnded, At: at}, cas); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// rebindFreed gives back the end a relation w gave: w was taken back as
+// never true and is held again now, so each relation not held whose last
+// record unboundExpired freed of w's end gets a record with that end
+// again, recorded and expired at at (a restore of it then holds it ended
+// where w began, as before w was taken back).
+func rebindFreed(ctx context.Context, tx *sql.Tx, w memory.GraphEdge, at time.Time) error {
+	freed, err := queryEdges(ctx, tx, `SELECT `+edgeColumns+` FROM graph_edges g
+		WHERE g.expired_by = ? AND g.valid_to IS NULL AND g.expired_how IN (?, ?)
+		  AND g.seq = (SELECT max(seq) FROM graph_edges WHERE rel_id = g.rel_id)`,
+		w.ID, memory.ExpiredEvidenceRetired, memory.ExpiredEvidenceDeleted)
+	if err != nil {
+		return err
+	}
+	for _, e := range freed {
+		e.ValidTo, e.RecordedAt, e.ExpiredAt, e.ExpiredBy = w.Began(), at, at, ""
+		if err := insertRecord(ctx, tx, e); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -33,6 +33,8 @@ describe('the Mind Palace rules', () => {
     expect(fadeAt(acme, 'valid', 60, 40)).toBe(0.75);
     expect(fadeAt(acmeOld, 'valid', 60, 40)).toBe(0);
     expect(fadeAt(globex, 'valid', 60, 40)).toBe(0); // still true
+    // A record recorded and expired at once (never believed) never fades in.
+    expect(fadeAt(rec({ recorded_at: 300, expired_at: 300 }), 'recorded', 310, 40)).toBe(0);
   });
 
   it('steps through the changes of an axis', () => {

@@ -26,6 +26,7 @@ export function endedAt(r: GraphRecord, axis: Axis): number {
  * that have not ended by t).
  */
 export function fadeAt(r: GraphRecord, axis: Axis, t: number, span: number): number {
+  if (r.expired_at !== 0 && r.expired_at === r.recorded_at) return 0; // never believed (a correction's record)
   const end = endedAt(r, axis);
   if (!end || end > t || span <= 0 || t - end >= span) return 0;
   return 1 - (t - end) / span;
