@@ -115,8 +115,10 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 		if err := insertRecord(ctx, tx, p.New); err != nil {
 			return err
 		}
-		if err := rebindFreed(ctx, tx, rec, at); err != nil {
-			return err
+		if rec.Exclusive { // only an exclusive relation bounds others
+			if err := rebindFreed(ctx, tx, rec, at); err != nil {
+				return err
+			}
 		}
 		// Its rows retired because it lost its evidence come back, whichever
 		// fact's retirement (or delete) took them; one retired by hand stays.
