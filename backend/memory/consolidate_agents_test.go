@@ -143,11 +143,7 @@ func TestConsolidation_AJobOneAgentLearnsEndsAnotherAgentsRow(t *testing.T) {
 // record with a second row.
 func TestConsolidation_AnAliasGroupStatesAHeldRelationAgain(t *testing.T) {
 	cfg := consolidateCfg()
-	aliases, err := memory.ParseAliases("alice,al")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Aliases = aliases
+	cfg.Aliases = aliases(t, "alice,al")
 	r, c := newConsolidateRig(t, cfg)
 	c.set(func(req memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
 		var ids []string

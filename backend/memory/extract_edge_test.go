@@ -184,11 +184,7 @@ func TestNowPage_OneLivePerOwner(t *testing.T) {
 func TestNowPage_OnePerAliasGroup(t *testing.T) {
 	cfg := extractCfg()
 	cfg.Extraction.NowEvery = 0
-	aliases, err := memory.ParseAliases("u1,u1b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Aliases = aliases
+	cfg.Aliases = aliases(t, "u1,u1b")
 	r, x := newExtractRig(t, cfg)
 	x.set(func(req memory.ExtractRequest) (memory.ExtractPlan, error) {
 		return memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "The user noted: " + req.Text, Label: "project_state"}}}, nil

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -235,6 +236,20 @@ func PlanRehold(held []GraphEdge, last GraphEdge, at time.Time) GraphPlan {
 	plan := planExclusive(held, next, at)
 	plan.New.ValidFrom = last.ValidFrom
 	return plan
+}
+
+// PlanUnbounded is PlanRehold for a record with no end because the
+// relation that ended it was taken back as never true. A later stint of
+// the same object held now (a return to the same place) is then no
+// relation held twice: the record ends where the return began.
+func PlanUnbounded(held []GraphEdge, rec GraphEdge, at time.Time) GraphPlan {
+	p := PlanRehold(held, rec, at)
+	if i := slices.IndexFunc(held, func(h GraphEdge) bool { return h.ID == p.Recite }); i >= 0 &&
+		held[i].Began().After(rec.Began()) {
+		rec.ValidTo = held[i].Began()
+		p = PlanRehold(held, rec, at)
+	}
+	return p
 }
 
 // planExclusive ends the held exclusive records next takes over from, or

@@ -134,3 +134,13 @@ func contains(ids []string, id string) bool {
 
 func f64(v float64) *float64 { return &v }
 func str(v string) *string   { return &v }
+
+// aliases parses an alias spec ("amy,bea;cy,dan"), failing the test on error.
+func aliases(t *testing.T, spec string) memory.Aliases {
+	t.Helper()
+	a, err := memory.ParseAliases(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -92,15 +91,11 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 		if err != nil {
 			return err
 		}
-		told := rec // the last record as it was, for its rows below
 		p := memory.PlanRehold(held, rec, at)
-		// A record freed of the end of a relation taken back (see
-		// unboundExpired) meets a return to the same place as reopen does:
-		// it ends where the return began.
-		if i := slices.IndexFunc(held, func(h memory.GraphEdge) bool { return h.ID == p.Recite }); i >= 0 &&
-			rec.ExpiredBy != "" && rec.ValidTo.IsZero() && held[i].Began().After(rec.Began()) {
-			rec.ValidTo = held[i].Began()
-			p = memory.PlanRehold(held, rec, at)
+		if rec.ExpiredBy != "" && rec.ValidTo.IsZero() {
+			// Freed of the end of a relation taken back (unboundExpired):
+			// a return to the same place ends it, as in reopen.
+			p = memory.PlanUnbounded(held, rec, at)
 		}
 		if p.Recite != "" {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO graph_evidence (rel_id, memory_id, kind)
@@ -127,7 +122,7 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 		// is true now, and the graph keeps its history. An end it had of
 		// its own, known when it was learnt, changes nothing here.
 		var rows []string
-		if p.New.ValidTo.Equal(told.ValidTo) || p.New.ValidTo.After(at) {
+		if p.New.ValidTo.Equal(rec.ValidTo) || p.New.ValidTo.After(at) {
 			rows, err = queryStrings(ctx, tx, `SELECT id FROM memories WHERE retired_at IS NOT NULL
 				AND retired_how = ? AND retire_reason IN (?, ?) AND `+relationRowsWhere,
 				string(memory.RetiredDropped), reasonEvidenceRetired, reasonEvidenceDeleted, rec.ID)

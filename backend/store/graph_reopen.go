@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -113,14 +112,7 @@ func (s *Store) reopen(ctx context.Context, tx *sql.Tx, id string, w memory.Grap
 	}
 	open := cur[0]
 	open.ValidTo = time.Time{}
-	p := memory.PlanRehold(others, open, at)
-	if i := slices.IndexFunc(others, func(h memory.GraphEdge) bool { return h.ID == p.Recite }); i >= 0 &&
-		others[i].Began().After(open.Began()) {
-		// A return to the same place (Acme again from September): it
-		// ends where the return began, with no gap where w was.
-		open.ValidTo = others[i].Began()
-		p = memory.PlanRehold(others, open, at)
-	}
+	p := memory.PlanUnbounded(others, open, at) // a return to the same place: it ends there, no gap where w was
 	if p.Recite != "" || p.New.ValidTo.Equal(cur[0].ValidTo) {
 		return nil // learnt again meanwhile, or it ends there all the same
 	}
