@@ -186,3 +186,77 @@ func entityTypeOr(s string) EntityType {
 	}
 	return t
 }
+
+// reheld is what a retirement or a restore leaves to write after its
+// lock: the relations it held again that have no L5 row (Cascade.Reheld),
+// and the store generation it ran in.
+type reheld struct {
+	rels []string
+	gen  uint64
+}
+
+// writeReheldRows writes the L5 row of each relation a retirement or a
+// restore held again, true now, that has none (one learnt late, as
+// already ended, never had one; see Cascade.Reheld), as a pass writes it
+// for a relation it learns: "Alice works at Hooli" by its nodes' names,
+// resting on its facts and turns, owned as the relation is. The change
+// itself is committed by then, so a failure here is counted with the
+// index faults, not returned; a pass that learns the relation again
+// writes the row then (writeEdges).
+func (s *Service) writeReheldRows(ctx context.Context, r reheld) {
+	if len(r.rels) == 0 || s.graphStore == nil {
+		return
+	}
+	if err := s.writeReheld(ctx, r); err != nil && !errors.Is(err, ErrStoreReplaced) {
+		s.indexFaults.Add(1)
+	}
+}
+
+func (s *Service) writeReheld(ctx context.Context, r reheld) error {
+	nodes, edges, err := s.graphCopy.get(ctx, s.graphStore)
+	if err != nil {
+		return fmt.Errorf("read the relations held again: %w", err)
+	}
+	names := map[string]string{}
+	for _, n := range nodes {
+		names[n.ID] = n.Name
+	}
+	want := map[string]bool{}
+	for _, id := range r.rels {
+		want[id] = true
+	}
+	var held []GraphEdge
+	for _, e := range edges {
+		if want[e.ID] && e.Held() {
+			held = append(held, e)
+		}
+	}
+	if err := s.graphStore.GraphEvidence(ctx, held); err != nil {
+		return fmt.Errorf("read the evidence of the relations held again: %w", err)
+	}
+	now := s.now().UTC()
+	for _, rec := range held {
+		text := names[rec.From] + " " + rec.Relation + " " + names[rec.To]
+		scope := s.ownerScope(rec.Owner)
+		// A pass (or another change) may have written it meanwhile.
+		if has, err := s.hasRelationRow(ctx, scope, rec.ID, text); err != nil || has {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		p := &promotion{s: s, gen: r.gen, raw: Memory{ID: "relation " + rec.ID, Owner: rec.Owner}, now: now,
+			scope: scope, retired: map[string]bool{}}
+		m := p.newRow(LayerKnowledge, text, categoryRelation, rec.ValidFrom)
+		m.Source = sourceConsol
+		m.SourceIDs = append(append([]string(nil), rec.Facts...), rec.Turns...)
+		m.Metadata = map[string]string{MetaRelation: rec.ID}
+		if err := p.embed(ctx); err != nil {
+			return err
+		}
+		if err := s.commit(ctx, p); err != nil {
+			return fmt.Errorf("write the row of relation %s: %w", rec.ID, err)
+		}
+	}
+	return nil
+}

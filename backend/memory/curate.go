@@ -151,34 +151,48 @@ func (s *Service) checkReplacer(ctx context.Context, id, by string) error {
 // deleted) between the check and the write by any of the service's
 // writes.
 func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, error) {
-	s.indexSync.Lock()
-	defer s.indexSync.Unlock()
-	if r.By != "" {
-		if err := s.checkReplacer(ctx, id, r.By); err != nil {
-			return Memory{}, err
+	m, reheld, err := func() (Memory, reheld, error) {
+		s.indexSync.Lock()
+		defer s.indexSync.Unlock()
+		if r.By != "" {
+			if err := s.checkReplacer(ctx, id, r.By); err != nil {
+				return Memory{}, reheld{}, err
+			}
 		}
-	}
-	m, cas, err := s.store.Retire(ctx, id, r)
+		m, cas, err := s.store.Retire(ctx, id, r)
+		if err != nil {
+			return Memory{}, reheld{}, err
+		}
+		s.current().index.Remove(m.ID)
+		s.publish("memory.retired", m)
+		s.applyCascade(ctx, cas)
+		return m, reheld{cas.Reheld, s.storeGen.Load()}, nil
+	}()
 	if err != nil {
 		return Memory{}, err
 	}
-	s.current().index.Remove(m.ID)
-	s.publish("memory.retired", m)
-	s.applyCascade(ctx, cas)
+	s.writeReheldRows(ctx, reheld)
 	return m, nil
 }
 
 // Restore brings a retired memory back exactly as it was, and records that
 // it did. Restoring a live row is an ECONFLICT error.
 func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
-	s.indexSync.Lock()
-	defer s.indexSync.Unlock()
-	m, cas, err := s.store.Restore(ctx, strings.TrimSpace(id), s.now().UTC())
+	m, reheld, err := func() (Memory, reheld, error) {
+		s.indexSync.Lock()
+		defer s.indexSync.Unlock()
+		m, cas, err := s.store.Restore(ctx, strings.TrimSpace(id), s.now().UTC())
+		if err != nil {
+			return Memory{}, reheld{}, err
+		}
+		s.reindexRestored(ctx, m)
+		s.applyCascade(ctx, cas)
+		return m, reheld{cas.Reheld, s.storeGen.Load()}, nil
+	}()
 	if err != nil {
 		return Memory{}, err
 	}
-	s.reindexRestored(ctx, m)
-	s.applyCascade(ctx, cas)
+	s.writeReheldRows(ctx, reheld)
 	return m, nil
 }
 

@@ -112,10 +112,9 @@ func TestGraph_WithdrawingARelationReopensTheOneItEnded(t *testing.T) {
 			[]string{"Acme until 2025-09-01", "Initech"}, []string{"Alice works at Initech"}},
 		// Hooli arrived late and ended itself where Globex began; without
 		// Globex it holds still, and Acme ends where Hooli began. Learnt
-		// as ended, Hooli never had a relation row to bring back (its
-		// facts answer recall).
+		// as ended, Hooli never had a relation row: it gets one now.
 		{"a late job it bounded", []job{acme, globex, hooli}, retire("wrong"),
-			[]string{"Acme until 2024-06-01", "Hooli"}, nil},
+			[]string{"Acme until 2024-06-01", "Hooli"}, []string{"Alice works at Hooli"}},
 		// Back at Acme from September: the first stint runs on to the
 		// return, with no gap where Globex was.
 		{"a return to the same place", []job{acme, globex, acmeAgain}, retire("wrong"),
@@ -226,6 +225,11 @@ func TestGraph_ARelationNotHeldFollowsItsEnder(t *testing.T) {
 		{"its ender restored", []job{acme, globex},
 			[]step{{"Acme", "forgotten"}, {"Globex", "wrong"}, {"Globex", "restore"}, {"Globex", "forgotten"}, {"Acme", "restore"}},
 			[]string{"Acme until 2025-03-01"}, nil},
+		// Hooli, learnt late (no row), not held when Globex was taken
+		// back: restored, it holds with no end, and gets its row.
+		{"a late job restored", []job{acme, globex, hooli},
+			[]step{{"Hooli", "forgotten"}, {"Globex", "wrong"}, {"Hooli", "restore"}},
+			[]string{"Acme until 2024-06-01", "Hooli"}, []string{"Alice works at Hooli"}},
 		// Back at Acme from September: the first stint runs on to it.
 		{"a return to the same place", []job{acme, globex, acmeAgain},
 			[]step{{"Acme", "forgotten"}, {"Globex", "wrong"}, {"Acme", "restore"}},
@@ -290,5 +294,73 @@ func TestGraph_RestoringTheWithdrawnRelationEndsTheReopenedOneAgain(t *testing.T
 	slices.Sort(hows)
 	if want := []string{"ended", "ended", "evidence_retired", "reopened"}; !slices.Equal(hows, want) {
 		t.Errorf("expired records: %q, want %q", hows, want)
+	}
+}
+
+// The row a late relation gets when it is held again is a relation row
+// like a pass writes: dated from the relation's start, resting on its
+// facts and turns, naming the relation, and written once (restoring
+// Globex and taking it back again brings the same row back).
+func TestGraph_AReopenedLateRelationGetsItsRowOnce(t *testing.T) {
+	ctx := context.Background()
+	r, facts := jobRig(t, acme, globex, hooli)
+	withdraw := func() {
+		for _, f := range facts["Globex"] {
+			if _, err := r.svc.Retire(ctx, f.ID, memory.RetireInput{How: "wrong"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	withdraw()
+	rows := r.live(t, memory.LayerKnowledge, "alice")
+	if len(rows) != 1 {
+		t.Fatalf("relation rows: %+v", rows)
+	}
+	row := rows[0]
+	v, err := r.svc.GraphAsOf(ctx, memory.GraphQuery{UserID: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hooliRel string
+	for _, e := range v.Edges {
+		if e.ValidTo.IsZero() {
+			hooliRel = e.ID
+		}
+	}
+	if row.Content != "Alice works at Hooli" || row.Metadata[memory.MetaRelation] != hooliRel || hooliRel == "" ||
+		!row.EventAt.Equal(date(hooli.from)) || row.Source != memory.SourceConsolidation {
+		t.Errorf("the row: %q relation %q (want %q) event %v source %q", row.Content, row.Metadata[memory.MetaRelation], hooliRel, row.EventAt, row.Source)
+	}
+	for _, f := range facts["Hooli"] {
+		if !slices.Contains(row.SourceIDs, f.ID) {
+			t.Errorf("the row's sources %q lack Hooli's fact %s", row.SourceIDs, f.ID)
+		}
+	}
+	// Globex true after all (Hooli ends again, its row retires), then
+	// taken back once more: the same row comes back, no second one.
+	r.advance(time.Hour)
+	if _, err := r.svc.Restore(ctx, facts["Globex"][0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Retire(ctx, facts["Globex"][0].ID, memory.RetireInput{How: "wrong"}); err != nil {
+		t.Fatal(err)
+	}
+	held, got := jobs(t, r)
+	if !slices.Equal(got, []string{"Alice works at Hooli"}) || !slices.Equal(held, []string{"Acme until 2024-06-01", "Hooli"}) {
+		t.Errorf("after Globex restored and taken back: held %q, rows %q", held, got)
+	}
+	all, _, err := r.store.List(ctx, memory.ListFilter{Layers: []memory.Layer{memory.LayerKnowledge},
+		Scope: memory.Scope{UserIDs: []string{"alice"}}, IncludeRetired: true, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range all {
+		if m.Content == "Alice works at Hooli" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d Hooli rows, live or retired; want 1", n)
 	}
 }

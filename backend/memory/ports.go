@@ -110,12 +110,17 @@ type KeywordHit struct {
 type Cascade struct {
 	Retired  []string // ids retired along
 	Restored []string // ids restored along
+	// Reheld lists the graph relations the change holds again, true now,
+	// that have no L5 row to bring back (one learnt late, as already
+	// ended, never had one): the service writes one for each.
+	Reheld []string
 }
 
 // Add appends another change's cascade.
 func (c *Cascade) Add(o Cascade) {
 	c.Retired = append(c.Retired, o.Retired...)
 	c.Restored = append(c.Restored, o.Restored...)
+	c.Reheld = append(c.Reheld, o.Reheld...)
 }
 
 // ListFilter selects rows for a list. Total counts rows after filtering.

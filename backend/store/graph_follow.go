@@ -148,6 +148,11 @@ func (s *Store) reholdRelations(ctx context.Context, tx *sql.Tx, id string, at t
 			}
 			cas.Restored = append(cas.Restored, row)
 		}
+		if p.New.ValidTo.IsZero() || p.New.ValidTo.After(at) {
+			if err := noteRowless(ctx, tx, p.New.ID, len(rows), cas); err != nil {
+				return err
+			}
+		}
 		// The relations it ended (an exclusive one learnt meanwhile) are
 		// no longer offered as true now: their rows retire as replaced.
 		if len(p.End) > 0 {

@@ -140,5 +140,27 @@ func (s *Store) reopen(ctx context.Context, tx *sql.Tx, id string, w memory.Grap
 		}
 		cas.Restored = append(cas.Restored, row)
 	}
+	return noteRowless(ctx, tx, id, len(rows), cas)
+}
+
+// noteRowless lists relation rel, held again and true now, in cas.Reheld
+// when it brought back none of its L5 rows (restored) and has none at all:
+// learnt late, as already ended, it never had one. A row retired by hand,
+// or for an end, counts (the first stays retired; the second came back
+// or the relation is not true now); one an upgrade retired as resting on
+// another agent's facts does not (the agent's own facts earn it a row,
+// as when a pass learns the relation again).
+func noteRowless(ctx context.Context, tx *sql.Tx, rel string, restored int, cas *memory.Cascade) error {
+	if restored > 0 {
+		return nil
+	}
+	rows, err := queryStrings(ctx, tx, `SELECT id FROM memories WHERE (retired_at IS NULL OR coalesce(retire_reason, '') <> ?)
+		AND `+relationRowsWhere+` LIMIT 1`, memory.ReasonOtherAgents, rel)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		cas.Reheld = append(cas.Reheld, rel)
+	}
 	return nil
 }
