@@ -80,6 +80,15 @@ func TestBadInput_ClearErrorAndNoChange(t *testing.T) {
 		{"malformed body on a sign-in link", req{method: "POST", path: "/api/v1/dashboard/link", body: `42`}, 400, "bad_request"},
 		{"malformed body on flush", req{method: "POST", path: "/api/v1/flush", body: `{"a":`}, 400, "bad_request"},
 		{"9 MiB body on flush", req{method: "POST", path: "/api/v1/flush", body: `{"text":"` + huge + `"}`}, 413, "too_large"},
+		// encoding/json matches names whatever their case; a strict route does not.
+		{"a field in capitals", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"STRENGTH":0.9}`}, 400, "bad_request"},
+		{"a field with a capital beside its own", req{method: "PATCH", path: "/api/v1/memories/" + id, body: `{"strength":0.1,"Strength":0.95}`}, 400, "bad_request"},
+		// Routes that take no body refuse a junk one before they act.
+		{"malformed body on a delete", req{method: "DELETE", path: "/api/v1/memories/" + id, body: `{"a":`}, 400, "bad_request"},
+		{"malformed body on a model verify", req{method: "POST", path: "/api/v1/models/bge-small/verify", body: `[1`}, 400, "bad_request"},
+		{"malformed body on a model remove", req{method: "DELETE", path: "/api/v1/models/bge-small", body: `nope`}, 400, "bad_request"},
+		{"malformed body on the key delete", req{method: "DELETE", path: "/api/v1/settings/llm-key", body: `{"key":`}, 400, "bad_request"},
+		{"malformed body on window show", req{method: "POST", path: "/api/v1/window/show", body: `{"a":`}, 400, "bad_request"},
 	}
 	before := a.counts()
 	for _, tt := range tests {

@@ -120,6 +120,9 @@ func decodeJSON(r *http.Request, dst any, optional, strict bool) error {
 		if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
 			return memory.Errorf(memory.EBADREQUEST, "body has data after the JSON object")
 		}
+		if k := memory.InexactField(body, dst); strict && k != "" { // "STRENGTH" is not "strength"
+			return memory.Errorf(memory.EBADREQUEST, "unknown field %q", k)
+		}
 		return nil
 	}
 	var typeErr *json.UnmarshalTypeError

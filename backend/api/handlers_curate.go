@@ -62,6 +62,9 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
+	if err := ignoredBody(r); err != nil {
+		return err // a client of the public contract may send an object; never junk
+	}
 	if err := s.mem.Delete(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}

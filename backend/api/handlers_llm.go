@@ -101,6 +101,9 @@ func (s *Server) saveKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteKey(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err // nothing changes on a junk body
+	}
 	k, err := s.keys()
 	if err != nil {
 		return err

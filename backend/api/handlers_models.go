@@ -92,6 +92,9 @@ func (s *Server) cancelModel(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) verifyModel(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err // a junk body is refused, not ignored
+	}
 	m, err := s.models()
 	if err != nil {
 		return err
@@ -104,6 +107,9 @@ func (s *Server) verifyModel(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) removeModel(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err // nothing changes on a junk body
+	}
 	m, err := s.models()
 	if err != nil {
 		return err

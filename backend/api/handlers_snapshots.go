@@ -41,7 +41,7 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err := s.snapshotsReady(); err != nil {
 		return err
 	}
-	if err := decodeJSON(r, &struct{}{}, true, true); err != nil {
+	if err := noBody(r); err != nil {
 		return err // the body is empty or {}: a junk body is refused, not ignored
 	}
 	info, err := s.cfg.Snapshots.Create(r.Context())
@@ -55,6 +55,9 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) verifySnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err := s.snapshotsReady(); err != nil {
 		return err
+	}
+	if err := noBody(r); err != nil {
+		return err // nothing changes on a junk body
 	}
 	info, err := s.cfg.Snapshots.Verify(r.Context(), r.PathValue("id"))
 	if err != nil {
@@ -70,6 +73,9 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err := s.snapshotsReady(); err != nil {
 		return err
 	}
+	if err := noBody(r); err != nil {
+		return err // nothing changes on a junk body
+	}
 	rep, err := s.cfg.Snapshots.Restore(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
@@ -81,6 +87,9 @@ func (s *Server) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err := s.snapshotsReady(); err != nil {
 		return err
+	}
+	if err := noBody(r); err != nil {
+		return err // nothing changes on a junk body
 	}
 	if err := s.cfg.Snapshots.Delete(r.PathValue("id")); err != nil {
 		return err

@@ -149,6 +149,9 @@ type ChosenFile struct {
 // dialog) and says which, reading nothing yet: the page makes its undo
 // snapshot only once there is a file to import.
 func (s *Server) windowChooseImport(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err // a junk body is refused, not ignored
+	}
 	s.files.mu.Lock()
 	defer s.files.mu.Unlock()
 	d, err := s.fileDialogs(r)

@@ -7,9 +7,12 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"hyatlas/backend/memory"
 )
 
 // importHeader is a version 2 export header.
@@ -129,6 +132,12 @@ func TestImport_FieldsEveryWriteChecks(t *testing.T) {
 		{"session_id over 256 bytes", `"session_id":"` + strings.Repeat("s", 300) + `"`, ""},
 		{"user_id with surrounding spaces (unreachable by any owner filter)", `"owner":{"user_id":" alice ","agent_id":""}`, ""},
 		{"negative use_count", `"use_count":-5`, ""},
+		// Counted once more, it outgrew SQLite's integers: every read of the store failed.
+		{"use_count past the largest count", `"use_count":9223372036854775807`, ""},
+		{"extract_tries past the largest count", `"extract_tries":2000000000`, ""},
+		// Every id route trims the id: the row could not be reached.
+		{"an id with a trailing space", `"id":"munchecked "`, ""},
+		{"an id with a leading no-break space", `"id":" munchecked"`, ""},
 		{"retire_reason over 1000 bytes", `"retired_at":"2026-01-02T00:00:00Z","retired_how":"dropped","retire_reason":"` + strings.Repeat("r", 5000) + `"`, ""},
 		{"history entry with an unknown action", "", `"history":[{"memory_id":"x","at":"2026-01-01T00:00:00Z","action":"exploded"}]`},
 		{"an event date past the year 9999 in UTC", `"event_at":"9999-12-31T23:00:00-05:00"`, ""},
@@ -160,6 +169,8 @@ func TestImport_BadLinesSayWhatIsWrongInWords(t *testing.T) {
 		{"a text that is a number", `{"type":"memory","memory":{"id":"mbad1","layer":"l3_fact","content":5}}`, "line 2: memory.content is a number, where text belongs"},
 		{"a strength that is text", `{"type":"memory","memory":{"id":"mbad2","layer":"l3_fact","content":"x","strength":"high"}}`, "line 2: memory.strength is text, where a number belongs"},
 		{"not JSON", `{"type":"memory",`, "line 2: not JSON"},
+		// The decoder would store U+FFFD in the bad bytes' place.
+		{"bytes that are not UTF-8", "{\"type\":\"memory\",\"memory\":{\"id\":\"mbad3\",\"layer\":\"l3_fact\",\"content\":\"bad \xff\xfe\"}}", "line 2: not valid UTF-8"},
 		{"a field no export has", `{"type":"memory","mood":"happy"}`, `line 2: a field an export does not have: \"mood\"`},
 	}
 	for _, tc := range tests {
@@ -175,5 +186,31 @@ func TestImport_BadLinesSayWhatIsWrongInWords(t *testing.T) {
 				t.Errorf("the import wrote something")
 			}
 		})
+	}
+}
+
+// A memory at the largest use count imports, and a use counted then
+// leaves it there: before, the count outgrew SQLite's integers and every
+// read of the store (list, export, the row itself) failed.
+func TestImport_AUseCountAtItsLargestStaysReadable(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	mem := importedMemory("mmax", fmt.Sprintf(`"use_count":%d`, memory.MaxUseCount), "")
+	if r := a.importBody(strings.Join([]string{importHeader, mem, importEnd(1, 0)}, "\n") + "\n"); r.status != 200 {
+		t.Fatalf("import: %d %s", r.status, r.body)
+	}
+	if r := a.do(req{method: "POST", path: "/api/v1/feedback", body: `{"used":["mmax"]}`}); r.status != 200 {
+		t.Fatalf("feedback: %d %s", r.status, r.body)
+	}
+	r := a.do(req{path: "/api/v1/memories/mmax"})
+	if r.status != 200 {
+		t.Fatalf("the row after a use: %d %s", r.status, r.body)
+	}
+	if got := r.json(t)["use_count"]; got != float64(memory.MaxUseCount) {
+		t.Errorf("use_count %v, want %d", got, memory.MaxUseCount)
+	}
+	for _, path := range []string{"/api/v1/list", "/api/v1/export"} {
+		if r := a.do(req{path: path}); r.status != 200 {
+			t.Errorf("%s: %d %s", path, r.status, r.body)
+		}
 	}
 }

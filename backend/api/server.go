@@ -100,6 +100,9 @@ func (s *Server) SetWindow(show func()) {
 
 // showWindow brings the desktop window to the front.
 func (s *Server) showWindow(w http.ResponseWriter, r *http.Request) error {
+	if err := noBody(r); err != nil {
+		return err // a junk body is refused, not ignored
+	}
 	show := s.window.Load()
 	if show == nil {
 		return memory.Errorf(memory.ECONFLICT, "this HyAtlas runs without a window; the dashboard is at /dashboard/")

@@ -109,6 +109,19 @@ func TestTools(t *testing.T) {
 	if r := a.do(req{method: "POST", path: "/api/v1/tools/memory_search?user_id=bob", body: `{"query": "answers under 200 words"}`}); strings.Contains(string(r.body), id) {
 		t.Fatalf("bob's search finds alice's memory: %s", r.body)
 	}
+	// Another agent of alice's neither finds it nor deletes it (as
+	// /search with agent_id); the person's own memories (no agent) are
+	// every agent's.
+	if r := a.do(req{method: "POST", path: "/api/v1/tools/memory_search?user_id=alice&agent_id=other", body: `{"query": "answers under 200 words"}`}); r.status != 200 || strings.Contains(string(r.body), id) {
+		t.Fatalf("another agent's search: %d %s", r.status, r.body)
+	}
+	if r := a.do(req{method: "POST", path: "/api/v1/tools/memory_delete?user_id=alice&agent_id=other", body: `{"id": "` + id + `"}`}); r.status != 404 {
+		t.Fatalf("another agent's delete: %d %s", r.status, r.body)
+	}
+	own := a.post("/api/v1/memories", map[string]any{"content": "Alice keeps bees on the roof", "user_id": "alice"}, 201)["id"].(string)
+	if hits := call("memory_search", `{"query": "bees on the roof"}`, 200)["results"].([]any); len(hits) == 0 || hits[0].(map[string]any)["id"] != own {
+		t.Fatalf("the person's own memory, searched by an agent: %v", hits)
+	}
 	call("memory_note", `{"content": "## Decision\nBun for tooling.", "file": "MEMORY.md"}`, 200)
 	if got := call("memory_read", `{"file": "MEMORY.md"}`, 200)["content"]; got != "## Decision\nBun for tooling.\n" {
 		t.Fatalf("read: %q", got)
@@ -139,6 +152,7 @@ func TestTools(t *testing.T) {
 		{"memory_store", `{"content": 5}`, 400},
 		{"memory_store", `{"content": "x", "colour": "red"}`, 400},
 		{"memory_store", `[1, 2]`, 400},
+		{"memory_store", `{"CONTENT": "x"}`, 400}, // the schema's names, as spelt
 		{"memory_search", `{"query": "x", "limit": 50}`, 422},
 		{"memory_delete", `{"id": "m-nope"}`, 404},
 		{"memory_delete", `{"id": "m-nope", "never_true": "yes"}`, 400},

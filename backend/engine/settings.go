@@ -71,6 +71,11 @@ func (s settingsAPI) Put(values map[string]string) (api.SettingsState, error) {
 	for _, k := range config.Pinned(os.Getenv) {
 		pinned[k] = true
 	}
+	for k := range values { // "" clears a setting, and only a setting
+		if envName(k) == k {
+			return api.SettingsState{}, memory.Errorf(memory.EINVALID, "%q is not a setting the window edits", k)
+		}
+	}
 	for k, v := range values {
 		if pinned[k] && strings.TrimSpace(v) != strings.TrimSpace(saved[k]) {
 			return api.SettingsState{}, memory.Errorf(memory.EINVALID, "%s is set by the environment (%s); change it there", k, envName(k))
@@ -90,6 +95,8 @@ func (s settingsAPI) Put(values map[string]string) (api.SettingsState, error) {
 	return s.state(saved), nil
 }
 
+// envName is the environment variable of a setting the window edits, or
+// key itself when it is none.
 func envName(key string) string {
 	for _, st := range config.Editable {
 		if st.Key == key {

@@ -1,10 +1,16 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"hyatlas/backend/memory"
 )
 
 // TestConnectionHint: a failed connection test says what to do in plain
@@ -59,5 +65,27 @@ func TestSettingsPut_ConcurrentSavesKeepBothKeys(t *testing.T) {
 		if st.Saved["snapshot_keep"] != keep || st.Saved["snapshot_every"] != every {
 			t.Fatalf("round %d: saved %v, want snapshot_keep %s and snapshot_every %s", i, st.Saved, keep, every)
 		}
+	}
+}
+
+// An unknown key is refused even with an empty value (which clears a
+// known one), and nothing sent with it is saved.
+func TestSettingsPut_AnUnknownKeyClearedIsRefused(t *testing.T) {
+	eng := openSnapEngine(t)
+	s := settingsAPI{eng}
+	for _, values := range []map[string]string{{"bogus": ""}, {"bogus": "", "snapshot_keep": "5"}, {"bogus": "x"}} {
+		if _, err := s.Put(values); memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(memory.ErrorMessage(err), `"bogus" is not a setting`) {
+			t.Errorf("Put(%v): %v, want a refusal naming the key", values, err)
+		}
+	}
+	st, err := s.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Saved) != 0 {
+		t.Errorf("saved after refusals: %v", st.Saved)
+	}
+	if _, err := os.Stat(filepath.Join(eng.Config.Paths.Config, "settings.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("settings.json written by a refused save: %v", err)
 	}
 }

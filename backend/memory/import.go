@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Import bounds.
@@ -139,6 +140,13 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 		}
 		records++
 		first := records == 1 // the header, on line n (blank lines before it are allowed)
+		if !utf8.Valid(b) {   // the decoder would store U+FFFD in its place
+			if first {
+				return importBatch{}, Errorf(EINVALID, "not a HyAtlas export: line %d is not UTF-8 text", n)
+			}
+			fail(n, "not valid UTF-8")
+			continue
+		}
 		var l exportLine
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()

@@ -15,7 +15,9 @@ func checkImported(l exportLine) (ExportRow, error) {
 		return ExportRow{}, fmt.Errorf("a memory record without its memory")
 	}
 	switch {
-	case strings.TrimSpace(m.ID) == "" || checkLabel("id", m.ID) != nil || m.ID == "." || m.ID == ".." || strings.ContainsAny(m.ID, "/\\"):
+	case strings.TrimSpace(m.ID) != m.ID:
+		return ExportRow{}, fmt.Errorf("memory %q: an id must not begin or end with spaces (it could not be reached by it)", m.ID)
+	case m.ID == "" || checkLabel("id", m.ID) != nil || m.ID == "." || m.ID == ".." || strings.ContainsAny(m.ID, "/\\"):
 		return ExportRow{}, fmt.Errorf("a memory needs an id (at most 256 bytes, no control characters, no / or \\, not . or ..)")
 	case checkLabel("category", m.Category) != nil || len(m.Category) > maxCategoryLen:
 		return ExportRow{}, fmt.Errorf("memory %s: category must be at most %d bytes of plain text", m.ID, maxCategoryLen)
@@ -33,8 +35,8 @@ func checkImported(l exportLine) (ExportRow, error) {
 		return ExportRow{}, fmt.Errorf("memory %s: session_id and retired_by are at most %d bytes of plain text", m.ID, maxIDLen)
 	case len(m.RetireReason) > maxReasonLen || !utf8.ValidString(m.RetireReason):
 		return ExportRow{}, fmt.Errorf("memory %s: retire_reason must be at most %d bytes of UTF-8", m.ID, maxReasonLen)
-	case m.UseCount < 0 || m.ExtractTries < 0:
-		return ExportRow{}, fmt.Errorf("memory %s: use_count and extract_tries must not be negative", m.ID)
+	case m.UseCount < 0 || m.ExtractTries < 0 || m.UseCount > MaxUseCount || m.ExtractTries > MaxUseCount:
+		return ExportRow{}, fmt.Errorf("memory %s: use_count and extract_tries must be between 0 and %d", m.ID, MaxUseCount)
 	case !utf8.ValidString(m.ExtractError):
 		return ExportRow{}, fmt.Errorf("memory %s: extract_error must be UTF-8 text", m.ID)
 	case math.IsNaN(m.Strength) || m.Strength < 0 || m.Strength > 1:

@@ -36,7 +36,7 @@ type Memory struct {
 	RetiredHow   RetireHow `json:"retired_how,omitempty"`
 	RetireReason string    `json:"retire_reason,omitempty"`
 
-	UseCount   int       `json:"use_count"`
+	UseCount   int       `json:"use_count"` // at most MaxUseCount: counting stops there
 	LastUsedAt time.Time `json:"last_used_at"`
 
 	Extraction   ExtractState `json:"extraction"`
@@ -127,3 +127,7 @@ type HistoryEntry struct {
 	OldContent string        `json:"old_content,omitempty"`
 	Detail     string        `json:"detail,omitempty"`
 }
+
+// MaxUseCount bounds a memory's use count (and an import's extract
+// tries): counting stops there, so the column never outgrows an integer.
+const MaxUseCount = 1_000_000_000

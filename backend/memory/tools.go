@@ -77,33 +77,41 @@ func (s *Service) CallTool(ctx context.Context, name string, args []byte, caller
 	var err error
 	switch name {
 	case "memory_store":
-		var a struct{ Content, Source string }
+		var a struct {
+			Content string `json:"content"`
+			Source  string `json:"source"`
+		}
 		if err = toolArgs(name, args, &a); err == nil {
 			out, err = s.toolStore(ctx, a.Content, a.Source, caller)
 		}
 	case "memory_search":
 		var a struct {
-			Query string
-			Limit *int
+			Query string `json:"query"`
+			Limit *int   `json:"limit"`
 		}
 		if err = toolArgs(name, args, &a); err == nil {
 			out, err = s.toolSearch(ctx, a.Query, a.Limit, caller)
 		}
 	case "memory_delete":
 		var a struct {
-			ID        string
-			NeverTrue bool `json:"never_true"`
+			ID        string `json:"id"`
+			NeverTrue bool   `json:"never_true"`
 		}
 		if err = toolArgs(name, args, &a); err == nil {
 			out, err = s.toolDelete(ctx, a.ID, a.NeverTrue, caller)
 		}
 	case "memory_note":
-		var a struct{ Content, File string }
+		var a struct {
+			Content string `json:"content"`
+			File    string `json:"file"`
+		}
 		if err = toolArgs(name, args, &a); err == nil {
 			out, err = s.toolNote(ctx, a.Content, a.File, caller)
 		}
 	case "memory_read":
-		var a struct{ File string }
+		var a struct {
+			File string `json:"file"`
+		}
 		if err = toolArgs(name, args, &a); err == nil {
 			out, err = s.toolRead(ctx, a.File, caller)
 		}
@@ -112,7 +120,10 @@ func (s *Service) CallTool(ctx context.Context, name string, args []byte, caller
 			out, err = s.toolSoulRead(ctx, caller)
 		}
 	case "soul_edit":
-		var a struct{ Content, ETag string }
+		var a struct {
+			Content string `json:"content"`
+			ETag    string `json:"etag"`
+		}
 		if err = toolArgs(name, args, &a); err == nil {
 			out, err = s.toolSoulEdit(ctx, a.Content, a.ETag, caller)
 		}
@@ -126,7 +137,8 @@ func (s *Service) CallTool(ctx context.Context, name string, args []byte, caller
 }
 
 // toolArgs decodes a call's arguments strictly: a JSON object (empty is
-// {}), no unknown fields, the right types.
+// {}), no unknown fields (each spelt as the schema spells it), the right
+// types.
 func toolArgs(name string, args []byte, dst any) error {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
@@ -138,12 +150,15 @@ func toolArgs(name string, args []byte, dst any) error {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" { // not Go's "cannot unmarshal ... into Go struct field"
 			return Errorf(EBADREQUEST, "the arguments are not what the schema asks for: %q must be %s, not %s",
-				strings.ToLower(te.Field), aOrAn(schemaKind(te.Type.Kind())), aOrAn(strings.Fields(te.Value)[0])) // the schema names are the fields lower-cased
+				te.Field, aOrAn(schemaKind(te.Type.Kind())), aOrAn(strings.Fields(te.Value)[0]))
 		}
 		return Errorf(EBADREQUEST, "the arguments are not what the schema asks for: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if dec.More() {
 		return Errorf(EBADREQUEST, "the arguments are one JSON object")
+	}
+	if k := InexactField(args, dst); k != "" {
+		return Errorf(EBADREQUEST, "the arguments are not what the schema asks for: unknown field %q", k)
 	}
 	return nil
 }
@@ -215,7 +230,9 @@ func (s *Service) toolSearch(ctx context.Context, query string, limit *int, c To
 		}
 		n = *limit
 	}
-	res, err := s.Search(ctx, SearchInput{Query: query, Limit: n, UserIDs: []string{c.UserID}})
+	// As /search with the agent: its own memories and the person's, never
+	// another agent's.
+	res, err := s.Search(ctx, SearchInput{Query: query, Limit: n, UserIDs: []string{c.UserID}, AgentID: c.AgentID})
 	if err != nil {
 		return nil, err
 	}
@@ -227,16 +244,17 @@ func (s *Service) toolSearch(ctx context.Context, query string, limit *int, c To
 	return map[string]any{"results": hits}, nil
 }
 
-// toolDelete forgets (retires, reversibly) a memory of the caller's user;
-// neverTrue retires it as wrong (see RetiredWrong).
+// toolDelete forgets (retires, reversibly) a memory of the caller's user
+// that the calling agent may see (its own or the person's, never another
+// agent's); neverTrue retires it as wrong (see RetiredWrong).
 func (s *Service) toolDelete(ctx context.Context, id string, neverTrue bool, c ToolCaller) (any, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return nil, Errorf(EBADREQUEST, "id required")
 	}
 	m, err := s.store.Get(ctx, id)
-	if err != nil || !s.scope([]string{c.UserID}, "").Covers(m.Owner) {
-		return nil, Errorf(ENOTFOUND, "no memory %q of this user", id)
+	if err != nil || !s.ownerScope(Owner{UserID: c.UserID, AgentID: c.AgentID}).Covers(m.Owner) {
+		return nil, Errorf(ENOTFOUND, "no memory %q of this user (or of another agent)", id)
 	}
 	in := RetireInput{How: string(RetiredForgotten), Reason: "the agent's memory_delete tool"}
 	if neverTrue {

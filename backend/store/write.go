@@ -258,9 +258,9 @@ func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time, bump f
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		found = found[:0]
 		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, `UPDATE memories SET use_count = use_count + 1, last_used_at = ?,
+			res, err := tx.ExecContext(ctx, `UPDATE memories SET use_count = min(use_count + 1, ?), last_used_at = ?,
 				strength = CASE WHEN layer IN (`+curatedLayers+`) THEN round(min(1.0, strength + ?), 6) ELSE strength END
-				WHERE id = ?`, at.UnixMilli(), bump, id)
+				WHERE id = ?`, memory.MaxUseCount, at.UnixMilli(), bump, id)
 			if err != nil {
 				return err
 			}
