@@ -39,13 +39,19 @@ func importEnd(memories, files int) string {
 	return `{"type":"end",` + string(b[1:])
 }
 
-// importVector packs dims float32s as an export vector naming embedder.
-func importVector(embedder string, dims int) string {
-	b := make([]byte, 4*dims)
+// importVector packs dims float32s as an export vector naming embedder;
+// parts, if given, are its sentence vectors, each dims values of one number.
+func importVector(embedder string, dims int, parts ...float32) string {
+	b := make([]byte, 4*dims*(1+len(parts)))
 	for i := range dims {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(i+1)/10))
 	}
-	v, _ := json.Marshal(map[string]any{"embedder": embedder, "dims": dims, "data": base64.StdEncoding.EncodeToString(b)})
+	for p, x := range parts {
+		for i := range dims {
+			binary.LittleEndian.PutUint32(b[4*(dims*(1+p)+i):], math.Float32bits(x))
+		}
+	}
+	v, _ := json.Marshal(map[string]any{"embedder": embedder, "dims": dims, "parts": len(parts), "data": base64.StdEncoding.EncodeToString(b)})
 	return `"vector":` + string(v)
 }
 
@@ -78,6 +84,30 @@ func TestImport_AVectorOfTheWrongSize(t *testing.T) {
 	st := a.do(req{path: "/api/v1/status"}).json(t)
 	if st["vdb"] != "ok" {
 		t.Errorf("after the import status vdb = %v", st["vdb"])
+	}
+}
+
+// A sentence vector of NaN, infinity or zeros is refused like such a
+// vector: imported, it failed the index update and stopped the next start.
+func TestImport_AnUnusableSentenceVector(t *testing.T) {
+	for _, x := range []float32{float32(math.NaN()), float32(math.Inf(1)), 0} {
+		a := newAPI(t, rigOpts{})
+		before := a.counts()
+		info := a.mem.EmbedderInfo()
+		body := strings.Join([]string{importHeader, importedMemory("mbadpart", "", importVector(info.ID, info.Dims, 0.5, x)), importEnd(1, 0)}, "\n") + "\n"
+		if r := a.importBody(body); r.status != 422 || !strings.Contains(string(r.body), "line 2") || !strings.Contains(string(r.body), "sentence vector 2") {
+			t.Errorf("a sentence vector of %v: %d %s; want 422 naming line 2 and the part", x, r.status, r.body)
+		}
+		if after := a.counts(); after != before {
+			t.Errorf("a refused import changed the store")
+		}
+	}
+	// Usable parts import.
+	a := newAPI(t, rigOpts{})
+	info := a.mem.EmbedderInfo()
+	body := strings.Join([]string{importHeader, importedMemory("mgoodpart", "", importVector(info.ID, info.Dims, 0.5, -0.25)), importEnd(1, 0)}, "\n") + "\n"
+	if r := a.importBody(body); r.status != 200 {
+		t.Errorf("usable sentence vectors: %d %s", r.status, r.body)
 	}
 }
 

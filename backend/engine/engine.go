@@ -272,6 +272,18 @@ const consolidateBudget = 10 * time.Minute
 // model as related, and to be compared by reconcile.
 const relatedMin = 0.70
 
+// indexableParts reports whether every sentence vector of a row can be
+// indexed (the index refuses the whole batch otherwise): a row with one
+// that cannot is re-embedded like any row without a vector.
+func indexableParts(parts [][]float32, dims int) bool {
+	for _, p := range parts {
+		if len(p) != dims || !vector.Indexable(p) {
+			return false
+		}
+	}
+	return true
+}
+
 // loadIndex fills the index from the store's vectors made by embedder.
 // Reading SQLite and filling the index each take about half the time, so
 // they run in two goroutines passing batches through a small ring of
@@ -303,7 +315,7 @@ func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedd
 	}()
 	var cur *batch
 	scanErr := st.ScanVectors(ctx, embedder, func(e memory.IndexEntry) error {
-		if len(e.Values) != dims || !vector.Indexable(e.Values) {
+		if len(e.Values) != dims || !vector.Indexable(e.Values) || !indexableParts(e.Parts, dims) {
 			skipped = append(skipped, e.ID)
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -123,39 +124,55 @@ func TestOpen_RefusesNewerSchema(t *testing.T) {
 	}
 }
 
-// TestOpen_DropsUnusableVectors: one bad saved vector does not stop the
-// start; the row is kept without a vector and the index agrees.
+// TestOpen_DropsUnusableVectors: one bad saved vector (or sentence
+// vector) does not stop the start; the row is kept without a vector and
+// the index agrees.
 func TestOpen_DropsUnusableVectors(t *testing.T) {
-	ctx := context.Background()
-	cfg := testConfig(t)
-	st, err := store.Open(ctx, cfg.Paths.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	emb, _ := embed.NewHash(embed.DefaultHashDims)
-	now := time.Now().UTC()
-	if err := st.Insert(ctx, memory.NewRow{
-		Memory: memory.Memory{ID: "m-zero", Layer: memory.LayerRaw, Content: "a row with a zero vector",
-			Owner: memory.Owner{UserID: "default"}, CreatedAt: now, UpdatedAt: now, Extraction: memory.ExtractSkipped},
-		Vector: memory.Vector{Embedder: emb.Info().ID, Values: make([]float32, embed.DefaultHashDims)},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	eng, err := Open(ctx, cfg, quiet())
-	if err != nil {
-		t.Fatalf("one bad vector stopped the start: %v", err)
-	}
-	defer eng.Close()
-	if err := eng.Memory.Ready(ctx); err != nil {
-		t.Errorf("not ready: %v", err)
-	}
-	if _, err := eng.Memory.Get(ctx, "m-zero"); err != nil {
-		t.Errorf("the row was lost: %v", err)
-	}
-	res, err := eng.Memory.Search(ctx, memory.SearchInput{Query: "zero vector", Reader: "keyword"})
-	if err != nil || len(res.Hits) != 1 {
-		t.Errorf("the row is not found by keyword: %v %v", res.Hits, err)
+	good := make([]float32, embed.DefaultHashDims)
+	good[0] = 1
+	nan := make([]float32, embed.DefaultHashDims)
+	nan[3] = float32(math.NaN())
+	for _, c := range []struct {
+		name string
+		vec  memory.Vector
+	}{
+		{"a zero vector", memory.Vector{Embedder: emb.Info().ID, Values: make([]float32, embed.DefaultHashDims)}},
+		{"a sentence vector of NaN", memory.Vector{Embedder: emb.Info().ID, Values: good, Parts: [][]float32{good, nan}}},
+		{"a zero sentence vector", memory.Vector{Embedder: emb.Info().ID, Values: good, Parts: [][]float32{make([]float32, embed.DefaultHashDims)}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := testConfig(t)
+			st, err := store.Open(ctx, cfg.Paths.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := time.Now().UTC()
+			if err := st.Insert(ctx, memory.NewRow{
+				Memory: memory.Memory{ID: "m-zero", Layer: memory.LayerRaw, Content: "a row with a zero vector",
+					Owner: memory.Owner{UserID: "default"}, CreatedAt: now, UpdatedAt: now, Extraction: memory.ExtractSkipped},
+				Vector: c.vec,
+			}); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			eng, err := Open(ctx, cfg, quiet())
+			if err != nil {
+				t.Fatalf("one bad vector stopped the start: %v", err)
+			}
+			defer eng.Close()
+			if err := eng.Memory.Ready(ctx); err != nil {
+				t.Errorf("not ready: %v", err)
+			}
+			if _, err := eng.Memory.Get(ctx, "m-zero"); err != nil {
+				t.Errorf("the row was lost: %v", err)
+			}
+			res, err := eng.Memory.Search(ctx, memory.SearchInput{Query: "zero vector", Reader: "keyword"})
+			if err != nil || len(res.Hits) != 1 {
+				t.Errorf("the row is not found by keyword: %v %v", res.Hits, err)
+			}
+		})
 	}
 }
 

@@ -127,7 +127,11 @@ func (e *exportVector) unpack() (Vector, error) {
 		return Vector{}, fmt.Errorf("vector is zero or not finite")
 	}
 	for p := range e.Parts {
-		v.Parts = append(v.Parts, floats[e.Dims*(1+p):e.Dims*(2+p)])
+		part := floats[e.Dims*(1+p) : e.Dims*(2+p)]
+		if !usable(part) { // the index would refuse the row, and rebuilding it at start
+			return Vector{}, fmt.Errorf("sentence vector %d is zero or not finite", p+1)
+		}
+		v.Parts = append(v.Parts, part)
 	}
 	return v, nil
 }
