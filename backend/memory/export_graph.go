@@ -64,14 +64,16 @@ func checkImportedNode(l exportLine) (GraphNode, error) {
 	switch {
 	case !graphID(n.ID, "e"):
 		return n, fmt.Errorf("entity id %q is not an entity id", n.ID)
-	case n.Owner.UserID == "" || checkLabel("user_id", n.Owner.UserID) != nil || checkLabel("agent_id", n.Owner.AgentID) != nil:
-		return n, fmt.Errorf("entity %s: a missing or invalid owner", n.ID)
+	case n.Owner.UserID == "" || checkLabel("user_id", n.Owner.UserID) != nil || checkLabel("agent_id", n.Owner.AgentID) != nil || untrimmed(n.Owner):
+		return n, fmt.Errorf("entity %s: a missing or invalid owner (ids do not begin or end with spaces)", n.ID)
 	case strings.TrimSpace(n.Name) == "" || !utf8.ValidString(n.Name) || utf8.RuneCountInString(n.Name) > maxEntityName:
 		return n, fmt.Errorf("entity %s: a name of 1 to %d characters is required", n.ID, maxEntityName)
 	case checkLabel("page_id", n.PageID) != nil:
 		return n, fmt.Errorf("entity %s: an invalid page id", n.ID)
 	case n.CreatedAt.IsZero():
 		return n, fmt.Errorf("entity %s: created_at is missing", n.ID)
+	case !ValidTime(n.CreatedAt):
+		return n, fmt.Errorf("entity %s: created_at must fall within the years 1 to 9999", n.ID)
 	}
 	if n.Type, err = ParseEntityType(string(n.Type)); err != nil {
 		return n, fmt.Errorf("entity %s: %v", n.ID, ErrorMessage(err))
@@ -92,14 +94,16 @@ func checkImportedRelation(l exportLine) (GraphEdge, error) {
 	switch {
 	case !graphID(e.ID, "r"):
 		return e, fmt.Errorf("relation id %q is not a relation id", e.ID)
-	case e.Owner.UserID == "" || checkLabel("user_id", e.Owner.UserID) != nil || checkLabel("agent_id", e.Owner.AgentID) != nil:
-		return e, fmt.Errorf("relation %s: a missing or invalid owner", e.ID)
+	case e.Owner.UserID == "" || checkLabel("user_id", e.Owner.UserID) != nil || checkLabel("agent_id", e.Owner.AgentID) != nil || untrimmed(e.Owner):
+		return e, fmt.Errorf("relation %s: a missing or invalid owner (ids do not begin or end with spaces)", e.ID)
 	case e.From == "" || e.To == "" || e.From == e.To:
 		return e, fmt.Errorf("relation %s: needs two different entities", e.ID)
 	case strings.TrimSpace(e.Relation) == "" || !utf8.ValidString(e.Relation) || utf8.RuneCountInString(e.Relation) > maxRelationName:
 		return e, fmt.Errorf("relation %s: a name of 1 to %d characters is required", e.ID, maxRelationName)
 	case e.LearnedAt.IsZero() || e.RecordedAt.IsZero():
 		return e, fmt.Errorf("relation %s: learned_at and recorded_at are required", e.ID)
+	case !ValidTime(e.ValidFrom) || !ValidTime(e.ValidTo) || !ValidTime(e.LearnedAt) || !ValidTime(e.RecordedAt) || !ValidTime(e.ExpiredAt):
+		return e, fmt.Errorf("relation %s: its times must fall within the years 1 to 9999", e.ID)
 	case !expiredHows[e.ExpiredHow] || (e.ExpiredHow == "") != e.ExpiredAt.IsZero():
 		return e, fmt.Errorf("relation %s: expired_at and expired_how must come together (%q)", e.ID, e.ExpiredHow)
 	case len(e.Facts)+len(e.Turns) > maxEvidence:
@@ -124,6 +128,9 @@ func checkImportedLink(l exportLine) (Link, error) {
 	if k.A == "" || k.B == "" || k.Kind == "" || checkLabel("a", k.A) != nil || checkLabel("b", k.B) != nil ||
 		checkLabel("kind", k.Kind) != nil || k.At.IsZero() {
 		return Link{}, fmt.Errorf("a link needs a, b, kind and at")
+	}
+	if !ValidTime(k.At) {
+		return Link{}, fmt.Errorf("a link's at must fall within the years 1 to 9999")
 	}
 	return Link{A: k.A, B: k.B, Kind: k.Kind, At: k.At}, nil
 }
@@ -171,4 +178,10 @@ func graphID(id, prefix string) bool {
 		}
 	}
 	return true
+}
+
+// untrimmed reports an owner id that begins or ends with spaces: no
+// owner filter (each trims what it is given) could reach its records.
+func untrimmed(o Owner) bool {
+	return o.UserID != strings.TrimSpace(o.UserID) || o.AgentID != strings.TrimSpace(o.AgentID)
 }

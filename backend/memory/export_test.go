@@ -154,6 +154,21 @@ func TestImportRefusesBadLinesAndWritesNothing(t *testing.T) {
 		{"a path for a relation id", graphExport(lines[0], 2, 1, node("e1", "Alice"), node("e2", "Acme"),
 			strings.Replace(relation("r1", "e1", "e2", ""), `"id":"r1"`, `"id":"../r1"`, 1)), "is not a relation id"},
 		{"graph counts that do not match", graphExport(lines[0], 5, 0, node("e1", "Alice")), "the end record does not match"},
+		// Times past the year 9999 in UTC imported, and every export after failed.
+		{"a relation valid from past the year 9999", graphExport(lines[0], 2, 1, node("e1", "Alice"), node("e2", "Acme"),
+			relation("r1", "e1", "e2", `,"valid_from":"9999-12-31T23:00:00-05:00"`)), "its times must fall within the years 1 to 9999"},
+		{"a relation expired past the year 9999", graphExport(lines[0], 2, 1, node("e1", "Alice"), node("e2", "Acme"),
+			relation("r1", "e1", "e2", `,"expired_at":"9999-12-31T23:00:00-05:00","expired_how":"ended"`)), "its times must fall within the years 1 to 9999"},
+		{"an entity made past the year 9999", graphExport(lines[0], 1, 0,
+			strings.Replace(node("e1", "Alice"), "2026-01-01T00:00:00Z", "9999-12-31T23:00:00-05:00", 1)), "created_at must fall within the years 1 to 9999"},
+		{"a link made past the year 9999", strings.Replace(graphExport(lines[0], 0, 0,
+			`{"type":"link","link":{"a":"m1","b":"m2","kind":"supports","at":"9999-12-31T23:00:00-05:00"}}`), `"links":0`, `"links":1`, 1),
+			"a link's at must fall within the years 1 to 9999"},
+		// Owners no filter could reach (each trims what it is given).
+		{"an entity owned by a spaced user", graphExport(lines[0], 1, 0, strings.Replace(node("e1", "Alice"), `"user_id":"alice"`, `"user_id":" alice"`, 1)),
+			"ids do not begin or end with spaces"},
+		{"a relation of a spaced agent", graphExport(lines[0], 2, 1, node("e1", "Alice"), node("e2", "Acme"),
+			strings.Replace(relation("r1", "e1", "e2", ""), `"user_id":"alice"`, `"user_id":"alice","agent_id":"bot "`, 1)), "ids do not begin or end with spaces"},
 	}
 	dst, _ := exportRig(t)
 	for _, c := range cases {

@@ -39,6 +39,10 @@ const (
 	maxTopicsOwnerLen = 16 << 10
 	maxTopicsClusters = 1 << 20
 	maxTopicsMembers  = 1 << 16 // one cluster's
+	// maxTopicsSeq bounds next_seq and the number in a cluster id: far
+	// past what passes reach (a few new topics each), far short of
+	// overflowing the counter that numbers the next one.
+	maxTopicsSeq = 1 << 40
 )
 
 // readTopics reads every owner's topics for an export. It runs before the
@@ -92,8 +96,8 @@ func checkImportedTopics(l exportLine) (OwnerTopics, error) {
 		return t, fmt.Errorf("topics: an owner of 1 to %d bytes of UTF-8 is required", maxTopicsOwnerLen)
 	case len(t.State.Clusters) > maxTopicsClusters:
 		return t, fmt.Errorf("topics of %s: more than %d clusters", t.Owner, maxTopicsClusters)
-	case t.State.NextSeq < 0:
-		return t, fmt.Errorf("topics of %s: next_seq must not be negative", t.Owner)
+	case t.State.NextSeq < 0 || t.State.NextSeq > maxTopicsSeq:
+		return t, fmt.Errorf("topics of %s: next_seq must be between 0 and %d", t.Owner, maxTopicsSeq)
 	case !ValidTime(t.State.ClusteredAt) || !ValidTime(t.State.CrossAt):
 		return t, fmt.Errorf("topics of %s: its times must fall within the years 1 to 9999", t.Owner)
 	}
@@ -106,6 +110,8 @@ func checkImportedTopics(l exportLine) (OwnerTopics, error) {
 			return t, fmt.Errorf("topics of %s: a cluster needs an id (at most %d bytes of plain text)", t.Owner, maxIDLen)
 		case ids[c.ID]:
 			return t, fmt.Errorf("topics of %s: cluster %s is listed twice", t.Owner, c.ID)
+		case clusterSeq(c.ID) > maxTopicsSeq:
+			return t, fmt.Errorf("topics of %s: cluster %s is numbered past %d", t.Owner, c.ID, maxTopicsSeq)
 		case len(c.Members) == 0 || len(c.Members) > maxTopicsMembers:
 			return t, fmt.Errorf("topics of %s: cluster %s needs 1 to %d members", t.Owner, c.ID, maxTopicsMembers)
 		case c.Fails < 0:

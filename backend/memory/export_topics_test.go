@@ -165,7 +165,10 @@ func TestImportRefusesBadTopics(t *testing.T) {
 		{"no owner", with(topics[0], strings.Replace(first, `"owner":"alice"`, `"owner":""`, 1)), "an owner of 1 to"},
 		{"no topics", with(topics[0], `{"type":"topics"}`), "a topics record without its topics"},
 		{"the same owner twice", with(topics[1], first), "the topics of alice are also on line"},
-		{"a negative next_seq", with(topics[0], strings.Replace(first, `"next_seq":1`, `"next_seq":-1`, 1)), "next_seq must not be negative"},
+		{"a negative next_seq", with(topics[0], strings.Replace(first, `"next_seq":1`, `"next_seq":-1`, 1)), "next_seq must be between 0 and"},
+		// The next topic's number overflowed, and the copy's own export was refused.
+		{"a next_seq at the largest integer", with(topics[0], strings.Replace(first, `"next_seq":1`, `"next_seq":9223372036854775807`, 1)), "next_seq must be between 0 and"},
+		{"a cluster numbered at the largest integer", with(topics[0], strings.Replace(first, `"id":"c1"`, `"id":"c9223372036854775807"`, 1)), "is numbered past"},
 		{"a cluster with no members", with(topics[0], regexp.MustCompile(`"members":\[[^\]]*\]`).ReplaceAllString(first, `"members":[]`)), "cluster c1 needs 1 to"},
 		{"a field it does not have", with(topics[0], strings.Replace(first, `"next_seq"`, `"seq":1,"next_seq"`, 1)), "a field an export does not have"},
 		{"a member that is no id", with(topics[0], strings.Replace(first, `"members":["`, `"members":["\u0001","`, 1)), "a member that is not a memory id"},
