@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -63,19 +64,43 @@ func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.Gra
 // A relation whose id is here already is left as it is; one the owner
 // holds already with the same ends (learnt here too) only gains the
 // evidence; any other comes in with all its records. Evidence and links
-// that name memories not here are dropped.
+// that name memories not here are dropped, and so is evidence of another
+// person's: a relation rests on its person's memories only. Two people
+// never share an entity: a relation's end that the export gives to
+// another person is the relation's person's entity of that name (found,
+// or made).
 func (s *Store) importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport) (memory.GraphImportReport, error) {
 	var rep memory.GraphImportReport
 	ids := map[string]string{} // exported entity id -> its id here
+	exported := map[string]memory.GraphNode{}
 	for _, n := range g.Nodes {
 		id, made, err := importNode(ctx, tx, n, s.personOf(n.Owner.UserID))
 		if err != nil {
 			return rep, err
 		}
-		ids[n.ID] = id
+		ids[n.ID], exported[n.ID] = id, n
 		if made {
 			rep.Nodes++
 		}
+	}
+	// end is the id here of a relation's end for its owner's person.
+	theirs := map[[2]string]string{} // {person's first id, exported entity id} -> id here
+	end := func(e memory.GraphEdge, node string) (string, error) {
+		n, person := exported[node], s.personOf(e.Owner.UserID)
+		if slices.Contains(person, n.Owner.UserID) {
+			return ids[node], nil
+		}
+		key := [2]string{person[0], node}
+		if id, ok := theirs[key]; ok {
+			return id, nil
+		}
+		n.Owner, n.PageID = e.Owner, "" // the page is the other person's
+		id, made, err := importNode(ctx, tx, n, person)
+		if made {
+			rep.Nodes++
+		}
+		theirs[key] = id
+		return id, err
 	}
 	var order []string
 	records := map[string][]memory.GraphEdge{}
@@ -83,13 +108,19 @@ func (s *Store) importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExpor
 		if records[e.ID] == nil {
 			order = append(order, e.ID)
 		}
-		e.From, e.To = ids[e.From], ids[e.To]
+		var err error
+		if e.From, err = end(e, e.From); err == nil {
+			e.To, err = end(e, e.To)
+		}
+		if err != nil {
+			return rep, err
+		}
 		records[e.ID] = append(records[e.ID], e)
 	}
 	at := time.Now().UTC()
 	for _, rel := range order {
 		recs := records[rel]
-		made, err := importRelation(ctx, tx, recs)
+		made, err := importRelation(ctx, tx, recs, s.personOf(recs[0].Owner.UserID))
 		if err == nil && made {
 			err = s.importedHoldsByTheRules(ctx, tx, recs, s.personOf(recs[0].Owner.UserID), at)
 		}
@@ -191,15 +222,19 @@ func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []
 	return nil
 }
 
-// importRelation brings in one relation's records (see importGraph).
-func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge) (bool, error) {
+// importRelation brings in one relation's records (see importGraph);
+// person is its owner's user ids.
+func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge, person []string) (bool, error) {
 	first := recs[0]
-	var here bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM graph_edges WHERE rel_id = ?)`, first.ID).Scan(&here); err != nil {
+	owners, err := queryStrings(ctx, tx, `SELECT DISTINCT user_id FROM graph_edges WHERE rel_id = ?`, first.ID)
+	if err != nil {
 		return false, fmt.Errorf("import relation %s: %w", first.ID, err)
 	}
-	if here { // known here already: it gains the evidence learnt since
-		return false, importEvidence(ctx, tx, first.ID, first)
+	if len(owners) > 0 { // known here already: it gains the evidence learnt since, if it is the person's
+		if !slices.Contains(person, owners[0]) {
+			return false, nil
+		}
+		return false, importEvidence(ctx, tx, first.ID, first, person)
 	}
 	into := first.ID
 	for _, e := range recs {
@@ -237,20 +272,34 @@ func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge) (b
 			}
 		}
 	}
-	if err := importEvidence(ctx, tx, into, first); err != nil {
+	if err := importEvidence(ctx, tx, into, first, person); err != nil {
 		return false, err
 	}
 	return into == first.ID, nil
 }
 
 // importEvidence adds to relation into the evidence the imported relation
-// rests on that is here (memories not imported are dropped).
-func importEvidence(ctx context.Context, tx *sql.Tx, into string, rel memory.GraphEdge) error {
-	kinds, err := evidenceKinds(ctx, tx, append(append([]string(nil), rel.Facts...), rel.Turns...))
+// rests on that is here and is the person's (the user ids given): memories
+// not imported, and another person's, are dropped.
+func importEvidence(ctx context.Context, tx *sql.Tx, into string, rel memory.GraphEdge, person []string) error {
+	ids := append(append([]string(nil), rel.Facts...), rel.Turns...)
+	kinds, err := evidenceKinds(ctx, tx, ids)
 	if err != nil {
 		return err
 	}
-	for id, kind := range kinds {
+	if len(ids) == 0 {
+		return nil
+	}
+	mine, err := queryStrings(ctx, tx, `SELECT id FROM memories WHERE id IN (`+placeholders(len(ids))+`)
+		AND user_id IN (`+placeholders(len(person))+`)`, append(anys(ids), anys(person)...)...)
+	if err != nil {
+		return fmt.Errorf("read the owners of %s's evidence: %w", rel.ID, err)
+	}
+	for _, id := range mine {
+		kind, ok := kinds[id]
+		if !ok {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO graph_evidence (rel_id, memory_id, kind) VALUES (?, ?, ?)`,
 			into, id, kind); err != nil {
 			return fmt.Errorf("import the evidence of %s: %w", rel.ID, err)
