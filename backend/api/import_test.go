@@ -244,3 +244,22 @@ func TestImport_AUseCountAtItsLargestStaysReadable(t *testing.T) {
 		}
 	}
 }
+
+// A row imported without a vector, retired and restored before the
+// re-embedding reached it, waits for its vector like any other: the
+// restore used to count as a failed index update and mark the index
+// degraded until a restart.
+func TestImport_ARowWithoutAVectorRestored(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	if r := a.importBody(strings.Join([]string{importHeader, importedMemory("mnovec", "", ""), importEnd(1, 0)}, "\n") + "\n"); r.status != 200 {
+		t.Fatalf("import: %d %s", r.status, r.body)
+	}
+	for _, step := range []string{"retire", "restore"} {
+		if r := a.do(req{method: "POST", path: "/api/v1/memories/mnovec/" + step}); r.status != 200 {
+			t.Fatalf("%s: %d %s", step, r.status, r.body)
+		}
+	}
+	if st := a.do(req{path: "/api/v1/status"}).json(t); st["vdb"] != "ok" {
+		t.Errorf("status vdb = %v after restoring a row that waits for its vector", st["vdb"])
+	}
+}

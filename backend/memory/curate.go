@@ -200,6 +200,10 @@ func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
 func (s *Service) reindexRestored(ctx context.Context, m Memory) {
 	v, err := s.store.Vector(ctx, m.ID)
 	switch {
+	case ErrorCode(err) == ENOTFOUND:
+		// It has none yet (an import without vectors): the re-embedding
+		// makes it, as for any live row without one.
+		s.kickReembed()
 	case err != nil:
 		s.indexFaults.Add(1)
 	default:

@@ -142,6 +142,7 @@ func TestImportRefusesBadLinesAndWritesNothing(t *testing.T) {
 		{"a long source", strings.Join([]string{lines[0], strings.Replace(lines[1], `"layer":"l2_raw"`, `"layer":"l2_raw","source":"`+strings.Repeat("s", 5000)+`"`, 1)}, "\n"), "source must be at most"},
 		{"cut short", strings.Join(lines[:len(lines)-1], "\n"), "cut short"},
 		{"after the end", strings.Join(append(append([]string{}, lines...), lines[1]), "\n"), "after the end record"},
+		{"a second end", strings.Join(append(append([]string{}, lines...), lines[len(lines)-1]), "\n"), fmt.Sprintf("line %d: a second end record", len(lines)+1)},
 		{"a later version", strings.Replace(lines[0], `"version":3`, `"version":4`, 1), "reads versions 1 to 3"},
 		{"a relation to an entity not exported", graphExport(lines[0], 1, 1, node("e1", "Alice"), relation("r1", "e1", "e2", "")),
 			"relation r1 relates an entity the export does not have"},

@@ -166,6 +166,8 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 			} else if l.Version < 1 || l.Version > ExportVersion {
 				return importBatch{}, Errorf(EINVALID, "line %d: export version %d; this HyAtlas reads versions 1 to %d", n, l.Version, ExportVersion)
 			}
+		case l.Type == "end" && ended:
+			fail(n, "a second end record")
 		case l.Type == "end":
 			if l.Memories == nil || l.Files == nil || *l.Memories != len(rows) || *l.Files != len(files) ||
 				!countMatches(l.Nodes, len(graph.Nodes)) || !countMatches(l.Relations, len(graph.Relations)) ||
