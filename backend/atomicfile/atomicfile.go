@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 )
 
 // Write writes data to a temporary file in path's directory with the
@@ -29,7 +30,7 @@ func WriteFrom(path string, mode os.FileMode, fill func(io.Writer) error) error 
 		path = target
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	tmp, err := os.CreateTemp(dir, "."+tempStem(filepath.Base(path))+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -49,4 +50,22 @@ func WriteFrom(path string, mode os.FileMode, fill func(io.Writer) error) error 
 		_ = d.Close()
 	}
 	return nil
+}
+
+// maxTempStem bounds the part of a file's name its temporary file takes:
+// with the dot before it and the random suffix after it, the temporary
+// name stays within the 255 bytes a file name may have, so a name that
+// fits (a 250-byte one) can be written.
+const maxTempStem = 200
+
+// tempStem is name, cut to maxTempStem bytes at a character boundary.
+func tempStem(name string) string {
+	if len(name) <= maxTempStem {
+		return name
+	}
+	cut := maxTempStem
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut]
 }

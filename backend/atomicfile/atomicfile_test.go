@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"hyatlas/backend/atomicfile"
@@ -71,5 +72,24 @@ func TestWriteFromFailingFillKeepsTheOldFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// A file whose name is as long as a name may be (255 bytes) can be
+// written: its temporary file's name used to be longer than that.
+func TestWriteALongName(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{strings.Repeat("a", 249) + ".jsonl", strings.Repeat("é", 124) + ".jsonl"} {
+		path := filepath.Join(dir, name)
+		if err := atomicfile.Write(path, []byte("x"), 0o600); err != nil {
+			t.Fatalf("a %d-byte name: %v", len(name), err)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != "x" {
+			t.Fatalf("read back: %q %v", b, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("%d files left, want the 2 written", len(entries))
 	}
 }

@@ -79,7 +79,7 @@ func runRemember(ctx context.Context, e Env, args []string) error {
 	if *asJSON {
 		return printJSON(e.Stdout, m)
 	}
-	fmt.Fprintf(e.Stdout, "remembered %s (%s, %s, strength %.2f)\n", m.ID, m.Layer, m.Category, m.Strength)
+	fmt.Fprintf(e.Stdout, "remembered %s (%s, %s, strength %.2f)\n", printable(m.ID, false), m.Layer, printable(m.Category, false), m.Strength)
 	return nil
 }
 
@@ -169,7 +169,7 @@ func runEdit(ctx context.Context, e Env, args []string) error {
 	if about == "" {
 		about = string(m.Layer)
 	}
-	fmt.Fprintf(e.Stdout, "edited %s (%s): %s\n", m.ID, about, oneLine(m.Content, 80))
+	fmt.Fprintf(e.Stdout, "edited %s (%s): %s\n", printable(m.ID, false), printable(about, false), oneLine(m.Content, 80))
 	return nil
 }
 

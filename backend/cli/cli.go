@@ -122,6 +122,36 @@ func printCommandHelp(w io.Writer, c command, fs *flag.FlagSet) {
 // Run runs the command line and returns the exit code: 0 ok, 1 failed,
 // 2 bad usage.
 func Run(ctx context.Context, e Env) int {
+	out := &outputWriter{w: e.Stdout}
+	e.Stdout = out
+	code := run(ctx, e)
+	if code == 0 && out.err != nil {
+		fmt.Fprintln(e.Stderr, "hyatlas: the output could not be written:", out.err)
+		return 1
+	}
+	return code
+}
+
+// outputWriter keeps the first failed write to the output: a command
+// whose output could not be written (a full disk, a file that cannot
+// grow) fails, though its printing went on as if it had been.
+type outputWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outputWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.err = err
+	}
+	return n, err
+}
+
+func run(ctx context.Context, e Env) int {
 	args := e.Args
 	cmd := command{name: "hyatlas", run: runApp}
 	if len(args) > 0 {

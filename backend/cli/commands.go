@@ -177,7 +177,7 @@ func runSearch(ctx context.Context, e Env, args []string) error {
 	for _, ch := range res.Order {
 		for _, h := range res.Memories[ch] {
 			n++
-			fmt.Fprintf(e.Stdout, "%2d. %.3f  %-12s %s  %s\n", n, h.Why.Fused, h.Layer, h.MemoryID, oneLine(h.Content, 100))
+			fmt.Fprintf(e.Stdout, "%2d. %.3f  %-12s %s  %s\n", n, h.Why.Fused, h.Layer, printable(h.MemoryID, false), oneLine(h.Content, 100))
 		}
 	}
 	return nil
@@ -239,7 +239,7 @@ func runList(ctx context.Context, e Env, args []string) error {
 		if memory.Layer(m.Layer).Curated() {
 			strength = fmt.Sprintf("%.2f", m.Strength)
 		}
-		fmt.Fprintf(e.Stdout, "%s  %-12s %s %s %-10s%s  %s\n", m.TS, m.Layer, m.MemoryID, strength, m.Category, state, oneLine(m.Content, 80))
+		fmt.Fprintf(e.Stdout, "%s  %-12s %s %s %-10s%s  %s\n", m.TS, m.Layer, printable(m.MemoryID, false), strength, printable(m.Category, false), state, oneLine(m.Content, 80))
 	}
 	fmt.Fprintf(e.Stdout, "%d of %d shown (offset %d)\n", len(res.Memories), res.Total, res.Offset)
 	return nil

@@ -53,14 +53,17 @@ func TestCLI_HermesOptionsThatAreWrongAreUsage(t *testing.T) {
 	}
 }
 
-// A --home that is not there is refused (a typo never makes a folder);
-// its parent stays as it was.
-func TestCLI_HermesInstallIntoAMissingHomeIsRefused(t *testing.T) {
+// A --home that is not there is refused (a typo never makes a folder,
+// and status and uninstall never say "not installed" of it); its parent
+// stays as it was.
+func TestCLI_HermesAtAMissingHomeIsRefused(t *testing.T) {
 	in := newInstance(t)
 	missing := filepath.Join(t.TempDir(), "typo", ".hermes")
-	out, code := in.Run("hermes", "--home", missing, "install")
-	if code != 1 || !strings.Contains(out, "no Hermes home at "+missing) {
-		t.Errorf("exit %d, want 1 saying there is no Hermes home: %s", code, out)
+	for _, action := range []string{"install", "status", "uninstall"} {
+		out, code := in.Run("hermes", "--home", missing, action)
+		if code != 1 || !strings.Contains(out, "no Hermes home at "+missing) {
+			t.Errorf("%s: exit %d, want 1 saying there is no Hermes home: %s", action, code, out)
+		}
 	}
 	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
 		t.Errorf("a refused install made %s", filepath.Dir(missing))

@@ -51,8 +51,9 @@ func runHermes(ctx context.Context, e Env, args []string) error {
 			return err
 		}
 		// A home named by hand must be there (a typo never makes a new
-		// folder); only Hermes's own default home is made when missing.
-		if fi, err := os.Stat(dir); pos[0] == "install" && (err != nil || !fi.IsDir()) {
+		// folder, nor says "not installed" of a folder that is not one);
+		// only Hermes's own default home is made when missing.
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return fmt.Errorf("no Hermes home at %s: give the folder Hermes uses (run Hermes once to make it)", dir)
 		}
 	default:

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -106,9 +107,15 @@ func readKey(e Env) (string, error) {
 	return checkKeyInput(strings.TrimRight(line, "\r\n"))
 }
 
+// checkKeyInput refuses an empty key, and one that is not UTF-8: sent to
+// a running instance as JSON, each bad byte would become U+FFFD, and the
+// key kept would not be the one given.
 func checkKeyInput(key string) (string, error) {
-	if strings.TrimSpace(key) == "" {
+	switch {
+	case strings.TrimSpace(key) == "":
 		return "", usageError{"key set: give the key on stdin (e.g. `hyatlas key set < keyfile`)"}
+	case !utf8.ValidString(key):
+		return "", usageError{"key set: the key is not UTF-8 text; check the file it came from"}
 	}
 	return key, nil
 }

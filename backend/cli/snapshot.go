@@ -108,10 +108,10 @@ func printSnapshot(e Env, verb, id string, out json.RawMessage) error {
 		fmt.Fprintln(tw, "ID\tMADE\tWHY\tMEMORIES\tBYTES")
 		for _, s := range l.Snapshots {
 			if s.Manifest == nil {
-				fmt.Fprintf(tw, "%s\t-\tunreadable: %s\t-\t%d\n", s.ID, s.Error, s.Size)
+				fmt.Fprintf(tw, "%s\t-\tunreadable: %s\t-\t%d\n", printable(s.ID, false), printable(s.Error, false), s.Size)
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", s.ID, s.Manifest.CreatedAt.Local().Format(time.DateTime), s.Manifest.Reason, s.memories(), s.Size)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", printable(s.ID, false), s.Manifest.CreatedAt.Local().Format(time.DateTime), printable(s.Manifest.Reason, false), s.memories(), s.Size)
 		}
 		return tw.Flush()
 	case "verify":

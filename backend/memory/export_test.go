@@ -227,3 +227,14 @@ func TestExportMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// A first line longer than a line may be is said to be that, not an empty
+// import.
+func TestImportOfOneLineTooLongSaysSo(t *testing.T) {
+	dst, _ := exportRig(t)
+	line := strings.Repeat("a", 65<<20)
+	_, err := dst.svc.Import(context.Background(), strings.NewReader(line))
+	if err == nil || !strings.Contains(memory.ErrorMessage(err), "line 1: longer than 64 MiB") {
+		t.Errorf("a 65 MiB line: %v", err)
+	}
+}

@@ -252,7 +252,7 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 			return importBatch{}, fmt.Errorf("read the import: %w", err)
 		}
 	}
-	if rep.Lines == 0 {
+	if rep.Lines == 0 && len(problems) == 0 { // a first line too long is not an empty import
 		return importBatch{}, Errorf(EBADREQUEST, "the import is empty")
 	}
 	if !ended && len(problems) == 0 {
