@@ -138,7 +138,7 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if v := strings.TrimSpace(getenv("HYATLAS_MODELS_BASE")); v != "" {
 		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if err != nil || !httpURL(u) {
 			return Config{}, fmt.Errorf("HYATLAS_MODELS_BASE: %q is not an http(s) URL", v)
 		}
 		c.ModelsBase = strings.TrimRight(v, "/") + "/"

@@ -288,9 +288,18 @@ func TestLoadLLM(t *testing.T) {
 	}
 	for _, bad := range []map[string]string{{"HYATLAS_LLM_BASE": "llm.example/v1"}, {"HYATLAS_LLM_FALLBACK_BASE": "ftp://x"},
 		{"HYATLAS_LLM_BASE": "http://127.0.0.1:9/v1 with space"}, {"HYATLAS_LLM_BASE": "https://user:pass@llm.example/v1"},
-		{"HYATLAS_LLM_MODEL": strings.Repeat("m", 5000)}, {"HYATLAS_LLM_MODEL": "qwen\x00"}} {
+		{"HYATLAS_LLM_MODEL": strings.Repeat("m", 5000)}, {"HYATLAS_LLM_MODEL": "qwen\x00"},
+		// A port no address can have: saved, it failed at every call.
+		{"HYATLAS_LLM_BASE": "http://127.0.0.1:99999/v1"}, {"HYATLAS_LLM_BASE": "http://127.0.0.1:0/v1"},
+		{"HYATLAS_LLM_BASE": "http://127.0.0.1:/v1"}, {"HYATLAS_EMBED_BASE": "http://127.0.0.1:70000/v1"},
+		{"HYATLAS_MODELS_BASE": "http://127.0.0.1:65536/"}} {
 		if _, err := Load(env(bad)); err == nil {
 			t.Errorf("Load(%.80v) accepted a bad endpoint or model", bad)
+		}
+	}
+	for _, good := range []string{"http://127.0.0.1:65535/v1", "http://[::1]:8080/v1", "https://llm.example/v1"} {
+		if _, err := Load(env(map[string]string{"HYATLAS_LLM_BASE": good})); err != nil {
+			t.Errorf("a good endpoint %s: %v", good, err)
 		}
 	}
 	if _, err := Load(env(map[string]string{"HYATLAS_LLM_BASE": "https://user:pass@llm.example/v1"})); err == nil ||

@@ -68,7 +68,7 @@ func loadEmbed(getenv func(string) string) (EmbedConfig, error) {
 		e.Choice = EmbedLocal
 	default:
 		u, err := url.Parse(base)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if err != nil || !httpURL(u) {
 			return EmbedConfig{}, fmt.Errorf("HYATLAS_EMBED_BASE: %q is not bge, glove, local or an http(s) URL", base)
 		}
 		e.Choice, e.URL = EmbedHTTP, strings.TrimRight(base, "/")

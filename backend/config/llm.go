@@ -18,12 +18,25 @@ const maxModelName = 256
 func CheckEndpoint(name, v string) error {
 	u, err := url.Parse(v)
 	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsFunc(v, unicode.IsSpace):
-		return fmt.Errorf("%s: %q is not an http(s) URL", name, v)
+	case err != nil || !httpURL(u) || strings.ContainsFunc(v, unicode.IsSpace):
+		return fmt.Errorf("%s: %q is not an http(s) URL (a host, and a port from 1 to 65535 if any)", name, v)
 	case u.User != nil:
 		return fmt.Errorf("%s: the URL holds a user name or password; give the key with `hyatlas key set` instead", name)
 	}
 	return nil
+}
+
+// httpURL reports whether u is an http(s) URL that can be dialled: a
+// host, and a port, if it has one, from 1 to 65535.
+func httpURL(u *url.URL) bool {
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return false
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		return err == nil && n >= 1 && n <= 65535
+	}
+	return !strings.HasSuffix(u.Host, ":") // "host:" names no port
 }
 
 // LLMConfig is the extraction endpoint and its schedules. The keys it

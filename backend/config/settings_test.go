@@ -58,6 +58,7 @@ func TestCheckSettingsNamesTheBadValue(t *testing.T) {
 		{map[string]string{"snapshot_keep": "0"}, "snapshot_keep"},
 		{map[string]string{"consolidate_every": "0"}, "consolidate_every: \"0\" would never consolidate; ultra mode needs an interval such as 6h (or use mode pro)"},
 		{map[string]string{"port": "1"}, "not a setting"},
+		{map[string]string{"llm_base": "http://127.0.0.1:99999/v1"}, "llm_base: \"http://127.0.0.1:99999/v1\" is not an http(s) URL"},
 	} {
 		err := CheckSettings(env, c.saved)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

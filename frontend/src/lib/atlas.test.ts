@@ -94,6 +94,9 @@ describe('quote', () => {
     ['lines joined', 'line one\n\nline two', 'line one line two'],
     ['long text cut', 'x'.repeat(130), 'x'.repeat(120) + '…'],
     ['emoji kept whole', '😀'.repeat(121), '😀'.repeat(120) + '…'],
+    // A toast or a confirmation quotes it as the row shows it: an override
+    // reordered the message around it.
+    ['a control and an override shown', 'ctl \u001b[31m and \u202eREVERSED', 'ctl \u241b[31m and \ufffdREVERSED'],
   ])('%s', (_, text, want) => {
     expect(quote(text)).toBe(want);
   });

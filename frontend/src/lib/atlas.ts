@@ -109,9 +109,9 @@ export function closestByMeaning(ans: SearchAnswer, f: { layer: string; category
 }
 
 /** A memory's text to quote in a message: at most max characters (a
- * long one is cut with an ellipsis), on one line. */
+ * long one is cut with an ellipsis), on one line, printable. */
 export function quote(text: string, max = 120): string {
-  const one = text.replace(/\s+/g, ' ').trim();
+  const one = printable(text.replace(/\s+/g, ' ').trim());
   const chars = Array.from(one);
   return chars.length > max ? chars.slice(0, max).join('') + '…' : one;
 }
