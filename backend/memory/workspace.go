@@ -53,7 +53,7 @@ func ParseAgent(s string) (string, error) {
 		return DefaultAgent, nil
 	}
 	if !agentName.MatchString(s) {
-		return "", Errorf(EINVALID, "agent %q: use letters, digits, '.', '-' and '_' (at most 64, not starting with '.' or '-')", s)
+		return "", Errorf(EINVALID, "agent %q: use the letters a-z and A-Z, digits, '.', '-' and '_' (at most 64, not starting with '.' or '-')", s)
 	}
 	return s, nil
 }

@@ -146,6 +146,14 @@ async function atlas(page) {
   await page.locator('[data-testid="atlas-error"]').waitFor({ timeout: 10_000 });
   check((await page.inputValue('[data-testid="edit-text"]')) === 'Prefers Tailwind tokens',
     'a refused edit lost the text typed');
+  // Escape in another row's drawer, opened meanwhile, closes the drawer
+  // only: the form and its text stay.
+  await page.locator('[data-testid="atlas-row"]', { hasText: 'marathon' }).locator('[data-testid="row-open"]').click();
+  await page.locator('[data-testid="drawer"]').waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid="drawer"]').waitFor({ state: 'detached' });
+  check((await page.locator('[data-testid="edit-text"]').count()) === 1 &&
+    (await page.inputValue('[data-testid="edit-text"]')) === 'Prefers Tailwind tokens', 'Escape in a drawer closed the edit form behind it');
   await page.fill('[data-testid="edit-category"]', 'preference');
   await page.click('[data-testid="edit-save"]');
   // The old text contains the new one: wait for the save, not for a row with the new text.
@@ -162,6 +170,15 @@ async function atlas(page) {
   await page.keyboard.press('Shift+Tab');
   check(await page.evaluate(() => !!document.activeElement?.closest('[data-testid="drawer"]')), 'Shift+Tab left the drawer');
   await page.keyboard.press('Escape');
+  // A refused filter (over 500 bytes) shows none of the rows of the one before.
+  await page.fill('[data-testid="atlas-search"]', 'Tailwind');
+  await page.locator('[data-testid="atlas-count"]', { hasText: '1 of 1 shown' }).waitFor({ timeout: 10_000 });
+  await page.fill('[data-testid="atlas-search"]', 'Tailwind ' + 'z'.repeat(600));
+  await page.locator('[data-testid="atlas-error"]').waitFor({ timeout: 10_000 });
+  await page.locator('[data-testid="atlas-count"]', { hasText: 'could not be read' }).waitFor({ timeout: 10_000 });
+  check((await page.locator('[data-testid="atlas-row"]').count()) === 0, 'a refused filter left the rows of the filter before');
+  await page.fill('[data-testid="atlas-search"]', '');
+  await page.locator('[data-testid="atlas-count"]', { hasText: 'of 3 shown' }).waitFor({ timeout: 10_000 });
   await keepsItsPlace(page);
 }
 
@@ -356,6 +373,11 @@ async function snapshots(page) {
   // Delete asks first; "Keep it" keeps the snapshot, the confirmed Delete removes it.
   const rows = page.locator('[data-testid="snap-row"]');
   const n = await rows.count();
+  // One question at a time: Delete… closes the Restore… question.
+  await page.locator('[data-testid="snap-restore"]').last().click();
+  await page.locator('[data-testid="snap-delete"]').last().click();
+  check((await page.locator('[data-testid="snap-restore-confirm"]').count()) === 0, 'Delete… left the Restore… question open beside it');
+  await page.getByRole('button', { name: 'Keep it' }).click();
   await page.locator('[data-testid="snap-delete"]').last().click();
   await page.getByRole('button', { name: 'Keep it' }).click();
   check((await rows.count()) === n, 'Keep it deleted a snapshot');

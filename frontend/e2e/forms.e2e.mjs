@@ -82,6 +82,17 @@ async function badAgent(page) {
   check(!(text === mine && field !== AGENT && !readOnly), `after the refused agent name "my agent" the editor shows ${AGENT}'s SOUL.md under ` +
     `Agent "${field}", and Save now goes to the refused name (WorkspaceView.svelte: check the name before switching, or keep the field on the ` +
     'agent whose text is shown)');
+  // Unsaved text, then a refused name: the name is said, and the text
+  // stays, under the agent it belongs to (no "discard them?" first).
+  await openAgent(page, AGENT);
+  if (await page.locator('[data-testid="ws-discard-confirm"]').count()) await page.click('[data-testid="ws-discard-confirm"]');
+  await page.fill('[data-testid="ws-text"]', 'typed, not saved');
+  await openAgent(page, 'my agent');
+  await page.locator('[data-testid="ws-error"]').waitFor();
+  check((await page.locator('[data-testid="ws-discard-confirm"]').count()) === 0 &&
+    (await page.inputValue('[data-testid="ws-text"]')) === 'typed, not saved' &&
+    (await page.inputValue('[data-testid="ws-agent"]')) === AGENT, 'a refused agent name asked to discard the unsaved text, or lost it');
+  await page.fill('[data-testid="ws-text"]', mine);
   await openAgent(page, AGENT);
   if (await page.locator('[data-testid="ws-discard-confirm"]').count()) await page.click('[data-testid="ws-discard-confirm"]');
 }

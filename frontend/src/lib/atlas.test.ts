@@ -64,7 +64,7 @@ describe('row actions', () => {
 
 describe('closestByMeaning', () => {
   const hit = (id: string, layer: string, category: string, strength: number) => ({
-    memory_id: id, content: id, score: 0.9, layer, category, strength,
+    memory_id: id, content: id, score: 0.9, layer, category, strength, gmt_created: '2026-11-30T10:00:00Z',
   });
   const ans = {
     order: ['profile', 'normal'],
@@ -80,11 +80,15 @@ describe('closestByMeaning', () => {
   it.each([
     ['no filter: every channel in order, raw turns left out as in the list', {}, ['p', 'g', 'low']],
     ['a layer', { layer: 'l2_raw' }, ['raw']],
-    ['a category, in any case', { category: 'goal' }, ['g']],
+    ['a category, as spelt (as the list compares it)', { category: 'Goal' }, ['g']],
+    ['a category in another case', { category: 'goal' }, []],
     ['the prompt band', { band: 'injected' as Band }, ['p', 'g']],
     ['the low band', { band: 'low' as Band }, ['low']],
   ])('%s', (_name, f, want) => {
     expect(ids(f)).toEqual(want);
+  });
+  it('dates a row as the list does (when it was written)', () => {
+    expect(closestByMeaning(ans, { layer: '', category: '', band: '' })[0].ts).toBe('2026-11-30T10:00:00Z');
   });
 });
 

@@ -92,19 +92,20 @@ export function editChange(
 /**
  * The Atlas rows of a search answer ("by meaning"), closest first, with the
  * list's other filters applied: the layer (none: everything but raw turns,
- * as the list), the category (any case) and the strength band.
+ * as the list), the category (as spelt, as the list compares it) and the
+ * strength band. A row is dated as the list dates it (when it was written).
  */
 export function closestByMeaning(ans: SearchAnswer, f: { layer: string; category: string; band: Band }): ListItem[] {
   const b = bandOf(f.band);
-  const cat = f.category.trim().toLowerCase();
+  const cat = f.category.trim();
   return ans.order
     .flatMap((ch) => ans.memories[ch] ?? [])
     .filter((h) => (f.layer ? h.layer === f.layer : h.layer !== 'l2_raw'))
-    .filter((h) => !cat || (h.category ?? '').toLowerCase() === cat)
+    .filter((h) => !cat || (h.category ?? '') === cat)
     .filter((h) => (b.min === undefined || h.strength >= b.min) && (b.max === undefined || h.strength <= b.max))
     .map((h) => ({
       memory_id: h.memory_id, content: h.content, layer: h.layer, user_id: '', agent_id: '', session_id: '',
-      ts: '', category: h.category ?? '', strength: h.strength,
+      ts: h.gmt_created ?? '', category: h.category ?? '', strength: h.strength,
     }));
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changed, inLabels, pendingChanges, presetOf } from './settings';
+import { baseForPreset, changed, inLabels, pendingChanges, presetOf } from './settings';
 
 describe('settings form', () => {
   it.each([
@@ -34,5 +34,18 @@ describe('inLabels', () => {
       'Consolidate every: "0" would never consolidate; ultra mode needs an interval such as 6h (or use Mode pro)',
     );
     expect(inLabels('llm_model is longer than 256 bytes')).toBe('Model is longer than 256 bytes');
+  });
+});
+
+describe('baseForPreset', () => {
+  it.each([
+    ['a local server: its address', 'lmstudio', 'https://api.example/v1', 'http://127.0.0.1:1234/v1'],
+    // The hosted preset has no address: a local preset's is cleared, not kept under it.
+    ['hosted after Ollama: cleared', 'hosted', 'http://127.0.0.1:11434/v1', ''],
+    ['hosted keeps a hosted address typed', 'hosted', 'https://api.example/v1', 'https://api.example/v1'],
+    ['hosted keeps another address typed', 'hosted', 'http://10.0.0.5:9000/v1', 'http://10.0.0.5:9000/v1'],
+    ['an unknown preset changes nothing', 'custom', 'http://127.0.0.1:11434/v1', 'http://127.0.0.1:11434/v1'],
+  ])('%s', (_, id, current, want) => {
+    expect(baseForPreset(id, current)).toBe(want);
   });
 });

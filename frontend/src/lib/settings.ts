@@ -25,6 +25,17 @@ export function presetOf(base: string): string {
   return /^https:\/\//.test(b) ? 'hosted' : 'custom';
 }
 
+/** The endpoint after choosing preset id, from the one typed (current): a
+ * local server's address, or for the hosted preset (which has none) the
+ * one typed, unless that is a local preset's, which is cleared for the
+ * hosted API's own address to be typed. */
+export function baseForPreset(id: string, current: string): string {
+  const p = PRESETS.find((p) => p.id === id);
+  if (!p) return current;
+  if (p.base) return p.base;
+  return presetOf(current) !== 'custom' && presetOf(current) !== 'hosted' ? '' : current;
+}
+
 export const LABELS: Record<string, string> = {
   llm_base: 'Endpoint',
   llm_model: 'Model',

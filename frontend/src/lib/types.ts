@@ -145,6 +145,8 @@ export interface Hit {
   layer: LayerId;
   category?: string;
   strength: number;
+  /** When it was written (as the list's ts). */
+  gmt_created?: string;
   why: Why;
 }
 
