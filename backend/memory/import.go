@@ -65,7 +65,28 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 	if err != nil {
 		return rep, err
 	}
+	written, err := s.importLocked(ctx, b, &rep)
+	if err != nil {
+		return ImportReport{Lines: rep.Lines}, err
+	}
 	rows := b.rows
+	rep.Imported, rep.Skipped = len(written), len(rows)-len(written)
+	if rep.Reembed > 0 {
+		s.kickReembed()
+	}
+	s.events.Publish(Event{Type: "import.done", At: s.now().UTC(), Data: rep})
+	return rep, nil
+}
+
+// importLocked writes the files and commits the memories of b, and
+// returns the ids written. The files and the memories go in under one
+// read lock of indexSync: a snapshot restore (which takes it) waits for
+// the whole import and never swaps the workspace between the two, so an
+// acknowledged import is in the restored data whole; and an embedder
+// switch cannot come between the commit and the index update.
+func (s *Service) importLocked(ctx context.Context, b importBatch, rep *ImportReport) ([]string, error) {
+	s.indexSync.RLock()
+	defer s.indexSync.RUnlock()
 	var wrote []WorkspaceDoc
 	undoFiles := func() {
 		for _, f := range wrote { // best effort: the error already says what failed
@@ -74,13 +95,13 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 		_ = s.store.SetJournal(context.WithoutCancel(ctx), JournalImport, "")
 	}
 	if err := s.journalFiles(ctx, b.files); err != nil {
-		return ImportReport{Lines: rep.Lines}, err
+		return nil, err
 	}
 	for _, f := range b.files {
-		doc, err := s.importFile(ctx, f, &rep)
+		doc, err := s.importFile(ctx, f, rep)
 		if err != nil {
 			undoFiles()
-			return ImportReport{Lines: rep.Lines}, err
+			return nil, err
 		}
 		if doc != nil {
 			wrote = append(wrote, *doc)
@@ -89,30 +110,18 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 	if afterImportFiles != nil {
 		afterImportFiles()
 	}
-	// New ids only, like adds: the read lock keeps an embedder switch
-	// from coming between the commit and the index update.
-	s.indexSync.RLock()
-	brought := make(map[string]bool, len(rows))
-	for _, r := range rows {
+	brought := make(map[string]bool, len(b.rows))
+	for _, r := range b.rows {
 		brought[r.Memory.ID] = true
 	}
-	done, err := s.store.ImportRows(ctx, ImportSet{Rows: rows, Graph: b.graph, Topics: keepMembers(b.topics, brought)})
-	written := done.IDs
-	if err == nil {
-		s.indexImported(written, rows, &rep)
-		rep.Graph, rep.Topics = done.Graph, done.Topics
-	}
-	s.indexSync.RUnlock()
+	done, err := s.store.ImportRows(ctx, ImportSet{Rows: b.rows, Graph: b.graph, Topics: keepMembers(b.topics, brought)})
 	if err != nil {
 		undoFiles()
-		return ImportReport{Lines: rep.Lines}, err
+		return nil, err
 	}
-	rep.Imported, rep.Skipped = len(written), len(rows)-len(written)
-	if rep.Reembed > 0 {
-		s.kickReembed()
-	}
-	s.events.Publish(Event{Type: "import.done", At: s.now().UTC(), Data: rep})
-	return rep, nil
+	s.indexImported(done.IDs, b.rows, rep)
+	rep.Graph, rep.Topics = done.Graph, done.Topics
+	return done.IDs, nil
 }
 
 // readExport parses and checks every line; it returns what they hold only
