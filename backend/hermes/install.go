@@ -380,11 +380,26 @@ func (in *Installer) now() time.Time {
 	return time.Now()
 }
 
+// cleanHome is home as the install records know it: absolute, clean, and
+// with symbolic links resolved (in its longest part that exists: a home
+// an install makes may not exist yet), so a home named through a link
+// (HERMES_HOME a link to ~/.hermes, say) is the same home, and uninstall
+// finds what install recorded.
 func cleanHome(home string) (string, error) {
 	if home == "" || !filepath.IsAbs(home) {
 		return "", fmt.Errorf("the Hermes home must be an absolute path, not %q", home)
 	}
-	return filepath.Clean(home), nil
+	clean := filepath.Clean(home)
+	var rest []string
+	for dir := clean; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if dir == filepath.Dir(dir) {
+			return clean, nil
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+	}
 }
 
 func readConfig(home string) ([]byte, error) {

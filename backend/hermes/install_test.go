@@ -306,3 +306,36 @@ func TestInstallAfterTheProviderWasSetByHand(t *testing.T) {
 		t.Errorf("config.yaml changed to %q", b)
 	}
 }
+
+// A home named through a symbolic link is the same home: installed through
+// the link and removed by its real path (or the other way round), the
+// previous provider comes back. It used to be looked up under the other
+// name, and uninstall removed memory.provider instead.
+func TestUninstallThroughAnotherNameOfTheHome(t *testing.T) {
+	for _, order := range []string{"link then real", "real then link"} {
+		t.Run(order, func(t *testing.T) {
+			in := newInstaller(t)
+			real := t.TempDir()
+			link := filepath.Join(t.TempDir(), "hermes-link")
+			if err := os.Symlink(real, link); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(real, "config.yaml"), []byte(userConfig), 0o640); err != nil {
+				t.Fatal(err)
+			}
+			first, second := link, real
+			if order == "real then link" {
+				first, second = real, link
+			}
+			if _, err := in.Install(first); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := in.Uninstall(second); err != nil {
+				t.Fatal(err)
+			}
+			if cfg, _ := os.ReadFile(filepath.Join(real, "config.yaml")); string(cfg) != userConfig {
+				t.Errorf("config.yaml after install through %s and uninstall through %s:\n%s\nwant\n%s", first, second, cfg, userConfig)
+			}
+		})
+	}
+}

@@ -134,7 +134,9 @@ func editLines(lines []string, value *string) ([]string, error) {
 		lines = append(lines[:start+1], append([]string{indent + "provider: " + yamlScalar(*value)}, lines[start+1:]...)...)
 	case provider >= 0:
 		lines = append(lines[:provider], lines[provider+1:]...)
-		if !blockHasKeys(lines, start) {
+		// The emptied "memory:" goes too, unless a comment of the user's is
+		// on it or in its block: comments stay.
+		if !blockHasKeys(lines, start) && !blockHasComments(lines, start) && trailingComment(lines[start]) == "" {
 			lines = append(lines[:start], lines[start+1:]...)
 		}
 	}
@@ -150,6 +152,22 @@ func blockHasKeys(lines []string, start int) bool {
 			continue
 		}
 		return l[0] == ' ' || l[0] == '\t'
+	}
+	return false
+}
+
+// blockHasComments reports whether the block opened at lines[start] holds
+// an indented comment line.
+func blockHasComments(lines []string, start int) bool {
+	for _, l := range lines[start+1:] {
+		trimmed := strings.TrimSpace(l)
+		switch {
+		case trimmed == "":
+		case l[0] != ' ' && l[0] != '\t':
+			return false // the next top-level line: the block has ended
+		case strings.HasPrefix(trimmed, "#"):
+			return true
+		}
 	}
 	return false
 }

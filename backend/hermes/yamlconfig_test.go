@@ -65,6 +65,14 @@ func TestRemoveMemoryProvider(t *testing.T) {
 		{"other keys stay", "memory:\n  provider: hyatlas\n  memory_enabled: false\nz: 1\n",
 			"memory:\n  memory_enabled: false\nz: 1\n"},
 		{"nothing to remove", "a: 1\n", "a: 1\n"},
+		// Comments stay: the emptied block keeps its line when a comment is
+		// on it or in it (it used to go, leaving its comment dangling).
+		{"a comment on memory: keeps it", "memory: # mine\n  provider: hyatlas\n  # provider: honcho\nmodel: x\n",
+			"memory: # mine\n  # provider: honcho\nmodel: x\n"},
+		{"a comment in the block keeps it", "memory:\n  # provider: honcho\n  provider: hyatlas\nmodel: x\n",
+			"memory:\n  # provider: honcho\nmodel: x\n"},
+		{"a top-level comment after it does not", "memory:\n  provider: hyatlas\n# about models\nmodel: x\n",
+			"# about models\nmodel: x\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -246,7 +246,9 @@ class HyatlasMemoryProvider(MemoryProvider):
         return [snaps] if os.path.isabs(snaps) and os.path.isdir(snaps) else []
 
     def shutdown(self) -> None:
-        self.writer.close(2.0)
+        # Waiting on an app that is down only holds Hermes's exit up: what
+        # is not sent waits in the outbox for the next session.
+        self.writer.close(0.0 if self.health.down else 2.0)
 
 
 def register(ctx) -> None:

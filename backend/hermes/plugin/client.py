@@ -18,11 +18,12 @@ import json
 import os
 import secrets
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
-USER_AGENT = "hyatlas-hermes/1.0.2"
+USER_AGENT = "hyatlas-hermes/1.0.3"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 MAX_REPLY = 4 << 20
 
@@ -80,6 +81,25 @@ def _check_proof(base: str, token: str, timeout: float) -> None:
                           "nothing was sent to it")
     with _proven_lock:
         _proven.add(key)
+
+
+def _read_by(resp, cap: int, left) -> bytes:
+    """At most cap bytes of resp's body, read as they come: left() (the
+    time remaining, raising Unreachable when none is) is asked before each
+    read, and each waits at most that long, so a body that trickles in
+    cannot hold the call past its deadline."""
+    parts, n = [], 0
+    while n < cap:
+        sock = getattr(getattr(getattr(resp, "fp", None), "raw", None), "_sock", None)
+        remaining = left()
+        if sock is not None:
+            sock.settimeout(remaining)
+        chunk = resp.read1(min(65536, cap - n))
+        if not chunk:
+            break
+        parts.append(chunk)
+        n += len(chunk)
+    return b"".join(parts)
 
 
 def read_json(path: str) -> dict:
@@ -152,7 +172,20 @@ class Client:
         return address.rstrip("/"), token
 
     def request(self, method: str, path: str, body=None, query: dict | None = None, timeout: float | None = None):
-        """One call; returns the decoded JSON reply. Raises Unreachable or ApiError."""
+        """One call; returns the decoded JSON reply. Raises Unreachable or ApiError.
+
+        timeout bounds the whole call: the proof (the first call to an
+        address), the answer and its body, read as it comes, not each of
+        them in turn or each read of the socket."""
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+
+        def left() -> float:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Unreachable(f"HyAtlas did not answer within {limit:g} s")
+            return remaining
+
         base, token = self._target()
         url = base + path
         if query:
@@ -163,12 +196,12 @@ class Client:
             data = json.dumps(body).encode("utf-8")
             headers["Content-Type"] = "application/json"
         if token:
-            _check_proof(base, token, self.timeout if timeout is None else timeout)
+            _check_proof(base, token, left())
             headers["Authorization"] = "Bearer " + token
         req = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:
-            with _opener.open(req, timeout=self.timeout if timeout is None else timeout) as resp:
-                raw = resp.read(MAX_REPLY)
+            with _opener.open(req, timeout=left()) as resp:
+                raw = _read_by(resp, MAX_REPLY, left)
         except urllib.error.HTTPError as e:
             try:
                 payload = json.loads(e.read(65536) or b"{}")

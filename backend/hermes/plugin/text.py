@@ -18,17 +18,31 @@ CHANNEL_TITLES = {
     "normal": "Memories",
 }
 
+# What counts as trivial, matched against the stripped prompt as a whole.
+# No two parts can match the same characters, so a long prompt that is
+# not trivial fails in linear time (overlapping \s* and \W* once made a
+# prompt after a run of blank lines take seconds, holding every Hermes
+# thread on the interpreter lock).
 _TRIVIAL = re.compile(
-    r"^\s*(/\S.*|ok(ay)?|k|thanks?( you)?|thx|ty|yes|no|yep|nope|sure|cool|great|nice|hi|hello|hey|bye|"
-    r"good ?(morning|night|evening)|lol|hmm+|\W*)\s*[.!?]*\s*$",
+    r"(ok(ay)?|k|thanks?( you)?|thx|ty|yes|no|yep|nope|sure|cool|great|nice|hi|hello|hey|bye|"
+    r"good ?(morning|night|evening)|lol|hmm+)\s*[.!?]*",
     re.IGNORECASE,
 )
-_INJECTED = [
-    re.compile(r"<memory-context>.*?</memory-context>", re.DOTALL | re.IGNORECASE),
-    re.compile(r"<relevant-memories\b[^>]*>.*?</relevant-memories>", re.DOTALL | re.IGNORECASE),
-    re.compile(r"<hyatlas-recall>.*?</hyatlas-recall>", re.DOTALL | re.IGNORECASE),
-    re.compile(r"^\[System note:[^\n]*recalled memory[^\n]*\]\s*$", re.MULTILINE | re.IGNORECASE),
+_NO_WORD = re.compile(r"\W*")
+_SLASH_COMMAND = re.compile(r"/\S[^\n]*")
+# Blocks a recall put into a text: each an opening and a closing tag,
+# found literally (a text of many opening tags without their closing ones
+# is read once, not once per tag).
+_BLOCKS = [
+    (re.compile(r"<memory-context>", re.IGNORECASE), re.compile(r"</memory-context>", re.IGNORECASE)),
+    (re.compile(r"<relevant-memories\b[^>\n]*>", re.IGNORECASE), re.compile(r"</relevant-memories>", re.IGNORECASE)),
+    (re.compile(r"<hyatlas-recall>", re.IGNORECASE), re.compile(r"</hyatlas-recall>", re.IGNORECASE)),
 ]
+_SYSTEM_NOTE = re.compile(r"^\[System note:[^\n]*recalled memory[^\n]*\]\s*$", re.MULTILINE | re.IGNORECASE)
+# A message is read this far before recall blocks are taken out of it: a
+# message keeps MESSAGE_CAP characters, and a recall block is at most
+# BLOCK_CAP (and its tags), so nothing kept lies further in.
+_READ_CAP = MESSAGE_CAP + 3 * (BLOCK_CAP + 200)
 _WORD = re.compile(r"[^\W_]{4,}", re.UNICODE)
 # Scripts written without spaces (Chinese, Japanese, Korean blocks): a run
 # of them is compared by its character pairs, not as one long "word".
@@ -42,14 +56,31 @@ _STOP = frozenset(
 
 def is_trivial(prompt: str) -> bool:
     """Greetings, acknowledgements and slash commands get no recall."""
-    return not prompt or not prompt.strip() or bool(_TRIVIAL.match(prompt))
+    p = (prompt or "").strip()
+    return not p or bool(_TRIVIAL.fullmatch(p) or _NO_WORD.fullmatch(p) or _SLASH_COMMAND.fullmatch(p))
+
+
+def _strip_blocks(text: str, opening: re.Pattern, closing: re.Pattern) -> str:
+    out, i = [], 0
+    while True:
+        o = opening.search(text, i)
+        if not o:
+            break
+        c = closing.search(text, o.end())
+        if not c:  # no closing tag after this one: none after any later one either
+            break
+        out.append(text[i : o.start()])
+        i = c.end()
+    out.append(text[i:])
+    return "".join(out)
 
 
 def strip_injected(text: str) -> str:
     """text without memory blocks that a recall put into it."""
-    for rx in _INJECTED:
-        text = rx.sub("", text)
-    return text.strip()
+    text = text[:_READ_CAP]
+    for opening, closing in _BLOCKS:
+        text = _strip_blocks(text, opening, closing)
+    return _SYSTEM_NOTE.sub("", text).strip()
 
 
 def cap(text: str, n: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.server
 import io
 import json
 import logging
@@ -11,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from helpers import (DISCOVERY, HOME, ScriptedApp, SlowApp, closed_port, hyatlas, live_rows, new_provider,
+from helpers import (DISCOVERY, HOME, ScriptedApp, SlowApp, StandInApp, closed_port, hyatlas, live_rows, new_provider,
                      plugin_dir_for, point_at, unique_user)
 
 SECRET = "sk-proj-9f8e7d6c5b4a39281726354433221100"
@@ -107,6 +108,58 @@ class AppSlow(unittest.TestCase):
         self.assertLess(took, 3.0, f"prefetch took {took:.1f}s with a 0.5 s timeout")
         self.assertEqual(second, first, "a slow app gives the session's last recall")
         self.assertEqual(p.prefetch("Something else entirely?", session_id="other"), "")
+
+
+    def test_a_reply_that_trickles_in_is_given_up_at_the_timeout(self):
+        # Each read of the socket had the timeout, the whole body none: a
+        # reply sent a byte at a time held the recall (and Hermes's turn)
+        # for as long as it trickled.
+        app = TricklingApp()
+        self.addCleanup(app.close)
+        home = tempfile.mkdtemp(prefix="hermes-trickle-")
+        with open(os.path.join(home, "hyatlas.json"), "w") as f:
+            json.dump({"prefetch_timeout": 0.5}, f)
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address, auth=False), hermes_home=home, session="t")
+        start = time.monotonic()
+        self.assertEqual(p.prefetch("What database does Foxtrot use?", session_id="t"), "")
+        took = time.monotonic() - start
+        self.assertLess(took, 10.0, f"prefetch took {took:.1f}s with a 0.5 s timeout while the reply trickled for 30 s")
+
+
+class TricklingApp(StandInApp):
+    """A stand-in app whose search reply promises 100,000 bytes and sends
+    one every 0.1 s for at most 30 s."""
+
+    def __init__(self):
+        super().__init__()
+        app = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                try:
+                    for _ in range(300):
+                        if app.closed:
+                            return
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.1)
+                except OSError:
+                    pass
+
+        self.closed = False
+        self.server.RequestHandlerClass = Handler
+
+    def close(self):
+        self.closed = True
+        super().close()
 
 
 class Secrets(unittest.TestCase):

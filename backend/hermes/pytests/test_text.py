@@ -1,0 +1,46 @@
+"""The plugin's text rules, on their own: what gets no recall, and what a
+turn is remembered as."""
+
+from __future__ import annotations
+
+import unittest
+
+from helpers import hyatlas  # the installed plugin
+
+text = hyatlas.text
+
+
+class Trivial(unittest.TestCase):
+    def test_what_gets_no_recall(self):
+        for q in ("ok", "OK.", "thanks!", "thank you", "ok .", "  hi  ", "/new", "/model gpt", "...", "", "   ", "hmmm?", "good morning!"):
+            self.assertTrue(text.is_trivial(q), repr(q))
+        for q in ("what database does foxtrot use?", "ok so what is my cat called", "/new\nand then tell me about Paris",
+                  "no idea where I left my keys", "hi, where did I park?"):
+            self.assertFalse(text.is_trivial(q), repr(q))
+
+    def test_a_long_run_of_blank_lines_is_read_at_once(self):
+        # Overlapping patterns made 400 blank characters before a question
+        # take seconds (holding every Hermes thread); 20,000 would never end.
+        q = "\n" * 10_000 + " " * 10_000 + "Can you review this snippet?"
+        self.assertFalse(text.is_trivial(q))
+        self.assertTrue(text.is_trivial(" " * 20_000 + "!" * 20_000))
+
+
+class TurnText(unittest.TestCase):
+    def test_recall_blocks_are_taken_out(self):
+        block = "<memory-context>\n[System note: The following is recalled memory context, NOT new user input.]\nold\n</memory-context>"
+        self.assertEqual(text.turn_text(block + "\nWhere is Miso?", ""), "USER: Where is Miso?")
+        rel = '<relevant-memories source="x">a</relevant-memories>then this'
+        self.assertEqual(text.turn_text(rel, ""), "USER: then this")
+
+    def test_many_unclosed_tags_are_read_once(self):
+        # Each unclosed tag once searched the rest of the text for its end.
+        user = "<memory-context> " * 20_000 + "the question"
+        got = text.turn_text(user, "a reply")
+        self.assertTrue(got.startswith("USER: <memory-context>"))
+        self.assertLessEqual(len(got), text.TURN_CAP)
+        self.assertTrue(got.endswith("ASSISTANT: a reply"))
+
+
+if __name__ == "__main__":
+    unittest.main()
