@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -421,5 +422,62 @@ func TestNoConnectionIsTheEndpointDown(t *testing.T) {
 	err = newRig(config(f)).CompleteJSON(context.Background(), extractReq(), &plan{})
 	if !errors.Is(err, memory.ErrProvider) || errors.Is(err, memory.ErrEndpointDown) {
 		t.Errorf("connections dropped mid-answer: %v, want unavailable but not down", err)
+	}
+}
+
+// A redirect whose body is a chat completion is not taken as the answer
+// (go-openai reads a 3xx's body as one): the call fails, an http_error in
+// the ledger, and nothing of that body is used.
+func TestARedirectWithACompletionFails(t *testing.T) {
+	body := `{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"{\"facts\":[\"moved to Lyon\"]}"},"finish_reason":"stop"}]}`
+	for _, code := range []int{300, 301, 302, 303, 307, 308} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", "http://elsewhere.invalid/v1/chat/completions")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+			_, _ = io.WriteString(w, body)
+		}))
+		key := func(context.Context) (string, error) { return testKey, nil }
+		r := newRig(Config{Primary: Endpoint{Base: srv.URL + "/v1", Model: testModel, Key: key},
+			UserAgent: testUA, Backoff: time.Millisecond, Retries: -1, Timeout: 10 * time.Second})
+		var p plan
+		if err := r.CompleteJSON(context.Background(), extractReq(), &p); err == nil || len(p.Facts) != 0 {
+			t.Errorf("%d: err %v, plan %+v; want a failure and nothing read", code, err, p)
+		}
+		if calls := r.ledger(); len(calls) != 1 || calls[0].Status != code || calls[0].Outcome != "http_error" {
+			t.Errorf("%d: ledger %+v, want one http_error with that status", code, calls)
+		}
+		srv.Close()
+	}
+}
+
+// A connection that drops while the answer's body comes is a network
+// error, asked again like one that drops before it; it was taken for an
+// unreadable answer, and not asked again.
+func TestAnAnswerCutShortIsAskedAgain(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Content-Length", "5000")
+			w.WriteHeader(200)
+			_, _ = io.WriteString(w, `{"id":"c1","choices":[{"message":{"content":"`)
+			w.(http.Flusher).Flush()
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"c2","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"{\"facts\":[\"moved to Lyon\"]}"},"finish_reason":"stop"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	key := func(context.Context) (string, error) { return testKey, nil }
+	r := newRig(Config{Primary: Endpoint{Base: srv.URL + "/v1", Model: testModel, Key: key},
+		UserAgent: testUA, Backoff: time.Millisecond, Retries: 2, Timeout: 10 * time.Second})
+	var p plan
+	if err := r.CompleteJSON(context.Background(), extractReq(), &p); err != nil || len(p.Facts) != 1 {
+		t.Fatalf("err %v, plan %+v; want the second answer", err, p)
+	}
+	if got := r.outcomes(); len(got) != 2 || got[0] != "network_error" || got[1] != "ok" {
+		t.Errorf("ledger outcomes %q, want network_error then ok", got)
 	}
 }

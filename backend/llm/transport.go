@@ -33,6 +33,7 @@ type probe struct {
 	status  int
 	header  http.Header
 	body    []byte
+	cut     bool // the connection dropped while the body was read
 }
 
 // transport sets the User-Agent and reads each response body whole, so
@@ -65,7 +66,7 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	resp.Body.Close()
 	if p != nil {
-		p.status, p.header, p.in, p.body = resp.StatusCode, resp.Header, len(data), data
+		p.status, p.header, p.in, p.body, p.cut = resp.StatusCode, resp.Header, len(data), data, rerr != nil
 	}
 	if rerr != nil {
 		return nil, rerr
@@ -122,6 +123,11 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 	start := time.Now()
 	resp, err := openai.NewClientWithConfig(cfg).CreateChatCompletion(context.WithValue(ctx, probeKey{}, p), creq)
 	r.status, r.header, r.body = p.status, p.header, p.body
+	if err == nil && (p.status >= 300 || p.status < 200) {
+		// go-openai reads a 3xx's body as an answer: a redirect, not
+		// followed, fails the call, whatever its body holds.
+		err = fmt.Errorf("HTTP %d", p.status)
+	}
 	if p.sent {
 		r.call = Call{At: start, Host: ep.host, Model: ep.model, Purpose: purpose,
 			BytesOut: p.out, BytesIn: p.in, Status: p.status, Duration: time.Since(start)}
@@ -139,6 +145,10 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 	case !p.sent:
 		r.err = fmt.Errorf("%s: the request could not be made: %s", where, scrub(err.Error()))
 		r.down = true
+	case p.cut: // dropped mid-answer: asked again, like a connection dropped before it
+		r.call.Outcome = "network_error"
+		r.err = fmt.Errorf("%s: the connection dropped during the answer (HTTP %d, %d bytes read)", where, p.status, p.in)
+		r.retryable = true
 	case p.status >= 300 || (p.status > 0 && p.status < 200):
 		r.call.Outcome = "http_error"
 		r.err = fmt.Errorf("%s: HTTP %d: %s", where, p.status, serverMessage(err, scrub))
