@@ -151,7 +151,7 @@ func (s *Service) checkReplacer(ctx context.Context, id, by string) error {
 // deleted) between the check and the write by any of the service's
 // writes.
 func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, error) {
-	m, reheld, err := func() (Memory, reheld, error) {
+	m, later, err := func() (Memory, reheld, error) {
 		s.indexSync.Lock()
 		defer s.indexSync.Unlock()
 		if r.By != "" {
@@ -171,14 +171,14 @@ func (s *Service) retire(ctx context.Context, id string, r Retirement) (Memory, 
 	if err != nil {
 		return Memory{}, err
 	}
-	s.writeReheldRows(ctx, reheld)
+	s.writeReheldRows(ctx, later) // after the lock: a row is written as a pass writes one
 	return m, nil
 }
 
 // Restore brings a retired memory back exactly as it was, and records that
 // it did. Restoring a live row is an ECONFLICT error.
 func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
-	m, reheld, err := func() (Memory, reheld, error) {
+	m, later, err := func() (Memory, reheld, error) {
 		s.indexSync.Lock()
 		defer s.indexSync.Unlock()
 		m, cas, err := s.store.Restore(ctx, strings.TrimSpace(id), s.now().UTC())
@@ -192,7 +192,7 @@ func (s *Service) Restore(ctx context.Context, id string) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	s.writeReheldRows(ctx, reheld)
+	s.writeReheldRows(ctx, later) // after the lock: a row is written as a pass writes one
 	return m, nil
 }
 
