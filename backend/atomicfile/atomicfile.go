@@ -28,6 +28,12 @@ func Write(path string, data []byte, mode os.FileMode) error {
 func WriteFrom(path string, mode os.FileMode, fill func(io.Writer) error) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
+	} else if link, lerr := os.Readlink(path); lerr == nil {
+		// A link to a file not made yet: the file is made where it points.
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+tempStem(filepath.Base(path))+".*")

@@ -93,3 +93,28 @@ func TestWriteALongName(t *testing.T) {
 		t.Errorf("%d files left, want the 2 written", len(entries))
 	}
 }
+
+// A link to a file that does not exist yet is written through: the file
+// is made where the link points, and the link stays a link.
+func TestWriteThroughALinkToANewFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, target := range []string{filepath.Join(dir, "abs-target.jsonl"), "rel-target.jsonl"} {
+		link := filepath.Join(dir, "link-"+filepath.Base(target))
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := atomicfile.Write(link, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link: %v", link, err)
+		}
+		real := target
+		if !filepath.IsAbs(real) {
+			real = filepath.Join(dir, real)
+		}
+		if b, err := os.ReadFile(real); err != nil || string(b) != "x" {
+			t.Errorf("the link's target %s: %q %v", real, b, err)
+		}
+	}
+}

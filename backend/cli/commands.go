@@ -40,8 +40,13 @@ func runStatus(ctx context.Context, e Env, args []string) error {
 	if *asJSON {
 		return printJSON(e.Stdout, st)
 	}
-	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "HyAtlas %s at %s (mode %s, up %s)\n", st.Version, c.Base, st.Mode,
+	return printStatus(e.Stdout, c.Base, st)
+}
+
+// printStatus prints a status for a person: one line per part.
+func printStatus(w io.Writer, base string, st api.StatusJSON) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "HyAtlas %s at %s (mode %s, up %s)\n", st.Version, base, st.Mode,
 		(time.Duration(st.Uptime) * time.Second).String())
 	if st.Storage != "" && st.Storage != "ok" {
 		fmt.Fprintf(tw, "storage	NOTHING CAN BE STORED NOW: %s\n", st.Storage)
@@ -55,6 +60,13 @@ func runStatus(ctx context.Context, e Env, args []string) error {
 		semantic = "not semantic"
 	}
 	fmt.Fprintf(tw, "embedder\t%s, %d dims, %s\n", st.Embedder.Name, st.Embedder.Dims, semantic)
+	if r := st.Reembed; r.Running {
+		// Memories waiting for a vector of this model (an import without
+		// vectors, a model switch): found by keyword meanwhile.
+		fmt.Fprintf(tw, "re-embedding\t%d of %d memories have their vector (the rest are found by keyword meanwhile)\n", r.Done, r.Total)
+	} else if r.Error != "" {
+		fmt.Fprintf(tw, "re-embedding\tstopped: %s\n", printable(r.Error, false))
+	}
 	llmLine := string(st.LLM)
 	if st.LLMModel != "" {
 		llmLine += fmt.Sprintf(" (%s at %s)", st.LLMModel, st.LLMBase)

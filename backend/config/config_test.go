@@ -351,3 +351,15 @@ func TestLoadAllowedHosts(t *testing.T) {
 		}
 	}
 }
+
+// A timeout too short, or off, is said in a timeout's words: it is not
+// "too often", and it cannot be off.
+func TestLoadExtractTimeoutWords(t *testing.T) {
+	isolate(t)
+	for value, want := range map[string]string{"500ms": `"500ms" is too short: at least 1s`, "off": `"off" would let a call run forever`} {
+		c := mustLoad(t, map[string]string{"HYATLAS_EXTRACT_TIMEOUT": value})
+		if c.LLM.Timeout != 300*time.Second || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], want) {
+			t.Errorf("%s: timeout %v, warnings %q; want the default and %q", value, c.LLM.Timeout, c.Warnings, want)
+		}
+	}
+}

@@ -106,7 +106,7 @@ func loadLLM(getenv func(string) string, warn func(string, error)) (LLMConfig, e
 	durations := []struct {
 		name     string
 		dst      *time.Duration
-		def, min time.Duration // min: the shortest interval a job may run at
+		def, min time.Duration // min: the shortest interval a job may run at, or the shortest timeout
 	}{
 		{"HYATLAS_EXTRACT_TIMEOUT", &c.Timeout, 300 * time.Second, time.Second},
 		{"HYATLAS_CATCHUP_EVERY", &c.CatchupEvery, 10 * time.Minute, 30 * time.Second},
@@ -116,6 +116,12 @@ func loadLLM(getenv func(string) string, warn func(string, error)) (LLMConfig, e
 	}
 	for _, d := range durations {
 		v, err := ParseInterval(getenv(d.name), d.def, d.min)
+		if d.dst == &c.Timeout { // a timeout, not how often: too short, and never off
+			v, err = ParseDuration(getenv(d.name), d.def)
+			if err == nil && v > 0 && v < d.min {
+				v, err = d.def, fmt.Errorf("%q is too short: at least %s", strings.TrimSpace(getenv(d.name)), DurationText(d.min))
+			}
+		}
 		if err != nil {
 			warn(d.name, err)
 		}
