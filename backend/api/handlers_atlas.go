@@ -19,6 +19,9 @@ type RememberRequest struct {
 	AgentID  string            `json:"agent_id"`
 	Metadata map[string]string `json:"metadata"`
 	Source   string            `json:"source"` // manual (default), hermes:memory_tool, ...
+	// RequestID: the same write sent again (its answer was lost) is
+	// stored once; see memory.RememberInput.
+	RequestID string `json:"request_id"`
 }
 
 func (s *Server) remember(w http.ResponseWriter, r *http.Request) error {
@@ -28,7 +31,7 @@ func (s *Server) remember(w http.ResponseWriter, r *http.Request) error {
 	}
 	m, err := s.mem.Remember(r.Context(), memory.RememberInput{Content: req.Content, Layer: req.Layer,
 		Category: req.Category, Strength: req.Strength, Owner: memory.Owner{UserID: req.UserID, AgentID: req.AgentID},
-		Metadata: req.Metadata, Source: req.Source})
+		Metadata: req.Metadata, Source: req.Source, RequestID: req.RequestID})
 	if err != nil {
 		return err
 	}

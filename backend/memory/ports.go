@@ -195,6 +195,10 @@ type Store interface {
 	// RawByRequest finds the raw row the owner wrote with a request id
 	// (MetaRequestID); ok is false when there is none.
 	RawByRequest(ctx context.Context, o Owner, req string) (m Memory, ok bool, err error)
+	// RememberedByRequest finds the row of layer (not a raw one) that the
+	// owner added with a request id (MetaRequestID, see Remember); ok is
+	// false when there is none.
+	RememberedByRequest(ctx context.Context, o Owner, layer Layer, req string) (m Memory, ok bool, err error)
 	List(ctx context.Context, f ListFilter) ([]Memory, int, error)
 	Keyword(ctx context.Context, q KeywordQuery) ([]KeywordHit, error)
 	FindByContent(ctx context.Context, scope Scope, text string, contains bool) ([]Memory, error)

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -21,6 +22,11 @@ type RememberInput struct {
 	Owner    Owner
 	Metadata map[string]string
 	Source   string // "" is "manual"
+	// RequestID names the write, as AddInput.RequestID does: the same
+	// owner's write to the same layer with the same id, sent again because
+	// its answer was lost, gets the row the first stored, and stores
+	// nothing; another text under it is an ECONFLICT error.
+	RequestID string
 }
 
 // manualLayers are the layers a person may add to by hand, with the
@@ -85,6 +91,25 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error
 	if err := checkMetadata(in.Metadata); err != nil {
 		return Memory{}, err
 	}
+	if _, ok := in.Metadata[MetaRequestID]; ok {
+		return Memory{}, Errorf(EINVALID, "metadata key %s is HyAtlas's own: give request_id", MetaRequestID)
+	}
+	if err := checkLabel("request_id", in.RequestID); err != nil {
+		return Memory{}, err
+	}
+	if in.RequestID != "" {
+		if len(in.Metadata) >= maxMetadataKeys {
+			return Memory{}, Errorf(EINVALID, "metadata has %d keys; with request_id at most %d are allowed", len(in.Metadata), maxMetadataKeys-1)
+		}
+		if prev, ok, err := s.store.RememberedByRequest(ctx, owner, layer, in.RequestID); err != nil || ok {
+			return s.rememberedBefore(ctx, prev, text, in.RequestID, err)
+		}
+		in.Metadata = maps.Clone(in.Metadata)
+		if in.Metadata == nil {
+			in.Metadata = map[string]string{}
+		}
+		in.Metadata[MetaRequestID] = in.RequestID
+	}
 	source := strings.TrimSpace(in.Source)
 	if source == "" {
 		source = sourceManual
@@ -99,6 +124,14 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error
 	if err != nil {
 		return Memory{}, err
 	}
+	if in.RequestID != "" {
+		// The same request sent twice at once: one of them writes.
+		s.requests.Lock()
+		defer s.requests.Unlock()
+		if prev, ok, err := s.store.RememberedByRequest(ctx, owner, layer, in.RequestID); err != nil || ok {
+			return s.rememberedBefore(ctx, prev, text, in.RequestID, err)
+		}
+	}
 	s.indexSync.RLock()
 	defer s.indexSync.RUnlock()
 	if vec, err = s.currentVector(ctx, vec, text); err != nil {
@@ -110,4 +143,21 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error
 	s.indexRow(m, vec)
 	s.publish("memory.added", m)
 	return m, nil
+}
+
+// rememberedBefore answers a Remember whose request id the owner sent
+// before with the row it stored (as it is now), storing nothing; err is
+// the lookup's. Another text than the one first stored is ECONFLICT.
+func (s *Service) rememberedBefore(ctx context.Context, prev Memory, text, req string, err error) (Memory, error) {
+	if err != nil {
+		return Memory{}, err
+	}
+	stored, err := s.storedText(ctx, prev)
+	if err != nil {
+		return Memory{}, err
+	}
+	if stored != text {
+		return Memory{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", req)
+	}
+	return prev, nil
 }

@@ -38,6 +38,22 @@ func (s *Store) RawByRequest(ctx context.Context, o memory.Owner, req string) (m
 	return m, true, nil
 }
 
+// RememberedByRequest implements memory.Store. Rows added by hand are few
+// next to raw turns, and a request id is given for some only: the owner's
+// rows are read through memories_user, with no index of their own.
+func (s *Store) RememberedByRequest(ctx context.Context, o memory.Owner, layer memory.Layer, req string) (m memory.Memory, ok bool, err error) {
+	m, err = scanMemory(s.reader.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories
+		WHERE user_id = ? AND agent_id = ? AND layer = ? AND json_extract(metadata, '$.`+memory.MetaRequestID+`') = ?
+		ORDER BY created_at LIMIT 1`, o.UserID, o.AgentID, string(layer), req))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return memory.Memory{}, false, nil
+	case err != nil:
+		return memory.Memory{}, false, fmt.Errorf("read the row of request %q: %w", req, err)
+	}
+	return m, true, nil
+}
+
 // rawByRequestSQL is RawByRequest's query, through the partial index
 // memories_request_id (0011_request_id.sql): its terms imply the index's
 // (left to itself, the planner walked every raw row by layer).

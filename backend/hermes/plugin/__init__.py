@@ -197,10 +197,12 @@ class HyatlasMemoryProvider(MemoryProvider):
                                                            source=MIRROR_SOURCE,
                                                            reason=f"{action}d with Hermes's memory tool"))
         if action in ("add", "replace") and content:
+            # Stored once even when sent again after a lost answer, as a turn is.
             self.writer.put("POST", "/api/v1/memories", dict(
                 self.owner(), content=content, layer="l1_profile",
                 category="preference" if target == "user" else "fact", source=MIRROR_SOURCE,
-                metadata={"target": str(target or ""), "write_origin": str(meta.get("write_origin") or "")}))
+                metadata={"target": str(target or ""), "write_origin": str(meta.get("write_origin") or "")},
+                request_id=uuid.uuid4().hex))
 
     def _end_episode(self, session_id: str) -> None:
         session_id = session_id or ""

@@ -1,5 +1,5 @@
-"""A turn whose answer was lost (HyAtlas stopped after storing it) is sent
-again and stored once."""
+"""A turn, or a copy of a Hermes memory-tool write, whose answer was lost
+(HyAtlas stopped after storing it) is sent again and stored once."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class LosingProxy:
     without answering the first write, after HyAtlas stored it: as when
     HyAtlas stops between storing a turn and answering it."""
 
-    def __init__(self):
+    def __init__(self, path="/api/v1/add"):
         self.writes = 0
         proxy = self
 
@@ -30,7 +30,7 @@ class LosingProxy:
                     self.reply({"proof": hyatlas.client.proof(TOKEN, self.path.split("nonce=", 1)[-1])})
                     return
                 answer = api(self.command, self.path, json.loads(body) if body else None)
-                if self.path == "/api/v1/add":
+                if self.path == path:
                     proxy.writes += 1
                     if proxy.writes == 1:
                         self.close_connection = True  # stored, never answered
@@ -68,6 +68,17 @@ class LostAnswers(unittest.TestCase):
         self.assertEqual(proxy.writes, 2, "the write whose answer was lost was not sent again")
         rows = live_rows(user, "l2_raw")
         self.assertEqual(len(rows), 1, f"the turn was stored {len(rows)} times")
+
+    def test_a_memory_tool_write_sent_again_after_a_lost_answer_is_stored_once(self):
+        proxy = LosingProxy("/api/v1/memories")
+        self.addCleanup(proxy.close)
+        user = unique_user()
+        p = new_provider(self, plugin_dir=plugin_dir_for(proxy.address), user_id=user)
+        p.on_memory_write("add", "user", "Lost answer test: prefers dark roast coffee", {})
+        self.assertTrue(p.writer.flush(30))
+        self.assertEqual(proxy.writes, 2, "the write whose answer was lost was not sent again")
+        rows = [r for r in live_rows(user, "l1_profile") if "dark roast" in r.get("content", "")]
+        self.assertEqual(len(rows), 1, f"the memory-tool write was stored {len(rows)} times")
 
 
 if __name__ == "__main__":
