@@ -115,6 +115,9 @@ func TestGraphEndpoints(t *testing.T) {
 		{"GET", "/api/v1/graph-as-of?n=100000", http.StatusUnprocessableEntity},
 		{"GET", "/api/v1/graph/changes", http.StatusBadRequest},
 		{"GET", "/api/v1/graph/changes?from=10&to=5", http.StatusUnprocessableEntity},
+		{"GET", "/api/v1/graph-as-of?ts=-0.5", http.StatusUnprocessableEntity}, // read as 0 before
+		{"GET", "/api/v1/graph/changes?from=-0.5&to=1", http.StatusUnprocessableEntity},
+		{"GET", "/api/v1/graph-as-of?ts=%2B5", http.StatusBadRequest},
 		{"POST", "/api/v1/graph-as-of", http.StatusMethodNotAllowed},
 	}
 	for _, b := range bad {
@@ -161,5 +164,44 @@ func TestGraphAsOf_AtARecordsReportedTime(t *testing.T) {
 		if r := a.do(req{path: "/api/v1/graph-as-of?ts=" + bad}); r.status != http.StatusBadRequest {
 			t.Errorf("ts=%s: %d, want 400", bad, r.status)
 		}
+	}
+}
+
+// A timeline that steps with /graph/changes, each step from the last
+// reply's "to" (its default: now), sees every record exactly once. The
+// reply used to say "to" in whole seconds while the step ran to the
+// millisecond, so a record learnt later in that second fell between two
+// steps (and a step again within the second was a 422).
+func TestGraphChanges_SteppingFromEachReplyMissesNothing(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	ctx := context.Background()
+	id := a.post("/api/v1/add", map[string]any{"text": "Alice works at Acme", "user_id": "alice"}, 200)["memory_id"].(string)
+	for time.Now().Nanosecond() >= 300e6 { // start early in a second, so the learning below falls in it
+		time.Sleep(10 * time.Millisecond)
+	}
+	seen := 0
+	step := func(from int64) int64 {
+		r := a.do(req{path: fmt.Sprintf("/api/v1/graph/changes?from=%d&user_id=alice", from)})
+		if r.status != 200 {
+			t.Fatalf("from=%d: %d %s", from, r.status, r.body)
+		}
+		body := r.json(t)
+		seen += len(body["appeared"].([]any))
+		return int64(body["to"].(float64))
+	}
+	to := step(0)
+	if _, err := a.mem.LearnRelation(ctx, memory.RelationInput{Owner: memory.Owner{UserID: "alice"}, From: "Alice", To: "Acme",
+		Relation: "works at", Turns: []string{id}}); err != nil {
+		t.Fatal(err)
+	}
+	to = step(to) // within the same second, most likely: nothing yet, no refusal
+	deadline := time.Now().Add(3 * time.Second)
+	for seen == 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		to = step(to)
+	}
+	to = step(to)
+	if seen != 1 {
+		t.Errorf("the relation appeared in %d steps, want exactly 1", seen)
 	}
 }

@@ -89,6 +89,12 @@ func unixParam(q string, name string, def time.Time) (time.Time, error) {
 	// the range a moment can have is a 422.
 	bad := memory.Errorf(memory.EBADREQUEST, "%s must be Unix seconds", name)
 	outside := memory.Errorf(memory.EINVALID, "%s must be Unix seconds from 0 to 2^40", name)
+	switch {
+	case strings.HasPrefix(q, "-"): // -0.5 read as 0 before
+		return time.Time{}, outside
+	case strings.HasPrefix(q, "+"):
+		return time.Time{}, bad
+	}
 	if whole, frac, ok := strings.Cut(q, "."); ok {
 		n, err1 := strconv.ParseInt(whole, 10, 64)
 		f, err2 := strconv.ParseFloat("0."+frac, 64)
@@ -166,9 +172,18 @@ func (s *Server) graphChanges(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	to, err := unixParam(q.Get("to"), "to", time.Now().UTC())
+	// By default up to the end of the last whole second: the reply says
+	// "to" in whole seconds, which read back as a "from" is that second's
+	// end, so a timeline stepping from each reply's "to" misses nothing
+	// learnt later in the current second (the next step has it).
+	to, err := unixParam(q.Get("to"), "to", time.Now().UTC().Truncate(time.Second).Add(-time.Millisecond))
 	if err != nil {
 		return err
+	}
+	if q.Get("to") == "" && !from.Before(to) { // stepped again within the second: nothing yet
+		writeJSON(w, http.StatusOK, GraphChangesResponse{From: from.Unix(), To: from.Unix(),
+			Appeared: []EdgeJSON{}, Ended: []EdgeJSON{}, Nodes: []NodeJSON{}})
+		return nil
 	}
 	d, err := s.mem.GraphChanges(r.Context(), q.Get("user_id"), q.Get("agent_id"), from, to)
 	if err != nil {
