@@ -135,30 +135,41 @@ func checkImportedLink(l exportLine) (Link, error) {
 	return Link{A: k.A, B: k.B, Kind: k.Kind, At: k.At}, nil
 }
 
+// graphRecordLines holds the line of each graph record of an import, in the
+// order of GraphExport's Nodes and Relations.
+type graphRecordLines struct{ nodes, relations []int }
+
 // checkGraph checks what only the whole graph shows: every relation's ends
 // are entities of the export, its records agree on what it relates, and
-// at most one of them is held.
-func checkGraph(g GraphExport) error {
+// at most one of them is held. A problem names the line of the record it
+// is on.
+func checkGraph(g GraphExport, lines graphRecordLines) error {
+	at := func(ls []int, i int) string {
+		if i < len(ls) {
+			return fmt.Sprintf("line %d: ", ls[i])
+		}
+		return ""
+	}
 	nodes := map[string]bool{}
-	for _, n := range g.Nodes {
+	for i, n := range g.Nodes {
 		if nodes[n.ID] {
-			return fmt.Errorf("entity %s is in the export twice", n.ID)
+			return fmt.Errorf("%sentity %s is in the export twice", at(lines.nodes, i), n.ID)
 		}
 		nodes[n.ID] = true
 	}
 	first := map[string]GraphEdge{}
 	held := map[string]bool{}
-	for _, e := range g.Relations {
+	for i, e := range g.Relations {
 		if !nodes[e.From] || !nodes[e.To] {
-			return fmt.Errorf("relation %s relates an entity the export does not have", e.ID)
+			return fmt.Errorf("%srelation %s relates an entity the export does not have", at(lines.relations, i), e.ID)
 		}
 		if f, ok := first[e.ID]; ok && (f.From != e.From || f.To != e.To || f.Relation != e.Relation || f.Owner != e.Owner) {
-			return fmt.Errorf("the records of relation %s do not agree on what it relates", e.ID)
+			return fmt.Errorf("%sthe records of relation %s do not agree on what it relates", at(lines.relations, i), e.ID)
 		}
 		first[e.ID] = e
 		if e.Held() {
 			if held[e.ID] {
-				return fmt.Errorf("relation %s is held by two records", e.ID)
+				return fmt.Errorf("%srelation %s is held by two records", at(lines.relations, i), e.ID)
 			}
 			held[e.ID] = true
 		}

@@ -132,6 +132,7 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 	var rows []ExportRow
 	var files []WorkspaceDoc
 	var graph GraphExport
+	var lines graphRecordLines // the line of each graph record, for checkGraph's problems
 	var topics []OwnerTopics
 	var problems []string
 	seen, seenFiles, seenTopics := map[string]int{}, map[string]int{}, map[string]int{}
@@ -224,6 +225,7 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 				continue
 			}
 			graph.Nodes = append(graph.Nodes, node)
+			lines.nodes = append(lines.nodes, n)
 		case l.Type == "graph_relation":
 			rel, err := checkImportedRelation(l)
 			if err != nil {
@@ -231,6 +233,7 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 				continue
 			}
 			graph.Relations = append(graph.Relations, rel)
+			lines.relations = append(lines.relations, n)
 		case l.Type == "topics":
 			t, err := checkImportedTopics(l)
 			if err != nil {
@@ -268,7 +271,7 @@ func (s *Service) readExport(r io.Reader, rep *ImportReport) (importBatch, error
 		fail(rep.Lines, "the export is cut short (no end record); export it again")
 	}
 	if len(problems) == 0 {
-		if err := checkGraph(graph); err != nil {
+		if err := checkGraph(graph, lines); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
