@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -91,24 +90,14 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error
 	if err := checkMetadata(in.Metadata); err != nil {
 		return Memory{}, err
 	}
-	if _, ok := in.Metadata[MetaRequestID]; ok {
-		return Memory{}, Errorf(EINVALID, "metadata key %s is HyAtlas's own: give request_id", MetaRequestID)
-	}
-	if err := checkLabel("request_id", in.RequestID); err != nil {
+	if err := checkRequestID(in.Metadata, in.RequestID); err != nil {
 		return Memory{}, err
 	}
 	if in.RequestID != "" {
-		if len(in.Metadata) >= maxMetadataKeys {
-			return Memory{}, Errorf(EINVALID, "metadata has %d keys; with request_id at most %d are allowed", len(in.Metadata), maxMetadataKeys-1)
-		}
 		if prev, ok, err := s.store.RememberedByRequest(ctx, owner, layer, in.RequestID); err != nil || ok {
 			return s.rememberedBefore(ctx, prev, text, in.RequestID, err)
 		}
-		in.Metadata = maps.Clone(in.Metadata)
-		if in.Metadata == nil {
-			in.Metadata = map[string]string{}
-		}
-		in.Metadata[MetaRequestID] = in.RequestID
+		in.Metadata = withRequestID(in.Metadata, in.RequestID)
 	}
 	source := strings.TrimSpace(in.Source)
 	if source == "" {
@@ -149,15 +138,11 @@ func (s *Service) Remember(ctx context.Context, in RememberInput) (Memory, error
 // before with the row it stored (as it is now), storing nothing; err is
 // the lookup's. Another text than the one first stored is ECONFLICT.
 func (s *Service) rememberedBefore(ctx context.Context, prev Memory, text, req string, err error) (Memory, error) {
+	if err == nil {
+		err = s.sameRequest(ctx, prev, text, req)
+	}
 	if err != nil {
 		return Memory{}, err
-	}
-	stored, err := s.storedText(ctx, prev)
-	if err != nil {
-		return Memory{}, err
-	}
-	if stored != text {
-		return Memory{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", req)
 	}
 	return prev, nil
 }

@@ -60,26 +60,14 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 	if err := checkMetadata(in.Metadata); err != nil {
 		return AddResult{}, err
 	}
-	if _, ok := in.Metadata[MetaRequestID]; ok {
-		return AddResult{}, Errorf(EINVALID, "metadata key %s is HyAtlas's own: give request_id", MetaRequestID)
-	}
-	if err := checkLabel("request_id", in.RequestID); err != nil {
+	if err := checkRequestID(in.Metadata, in.RequestID); err != nil {
 		return AddResult{}, err
-	}
-	if in.RequestID != "" && len(in.Metadata) >= maxMetadataKeys {
-		// The request id is kept as one more key: a row has at most
-		// maxMetadataKeys, or its export would not import.
-		return AddResult{}, Errorf(EINVALID, "metadata has %d keys; with request_id at most %d are allowed", len(in.Metadata), maxMetadataKeys-1)
 	}
 	if in.RequestID != "" {
 		if prev, ok, err := s.store.RawByRequest(ctx, owner, in.RequestID); err != nil || ok {
 			return s.sentBefore(ctx, prev, in, err)
 		}
-		in.Metadata = maps.Clone(in.Metadata)
-		if in.Metadata == nil {
-			in.Metadata = map[string]string{}
-		}
-		in.Metadata[MetaRequestID] = in.RequestID
+		in.Metadata = withRequestID(in.Metadata, in.RequestID)
 	}
 	session := strings.TrimSpace(in.SessionID)
 	if session == "" {
@@ -144,15 +132,11 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 // have changed since. A request id used before for another text is an
 // ECONFLICT error: that is no repeat.
 func (s *Service) sentBefore(ctx context.Context, prev Memory, in AddInput, err error) (AddResult, error) {
+	if err == nil {
+		err = s.sameRequest(ctx, prev, in.Text, in.RequestID)
+	}
 	if err != nil {
 		return AddResult{}, err
-	}
-	stored, err := s.storedText(ctx, prev)
-	if err != nil {
-		return AddResult{}, err
-	}
-	if stored != in.Text {
-		return AddResult{}, Errorf(ECONFLICT, "request_id %q was sent before with another text", in.RequestID)
 	}
 	st := s.extractionStatus() // pending, or why it cannot run now
 	switch prev.Extraction {
@@ -164,6 +148,48 @@ func (s *Service) sentBefore(ctx context.Context, prev Memory, in AddInput, err 
 		st = StatusSkipped
 	}
 	return AddResult{Memory: prev, ExtractionStatus: st}, nil
+}
+
+// checkRequestID checks a write's request id and the metadata it is to
+// be kept in (as MetaRequestID, a key of HyAtlas's own, one more than the
+// client's: a row has at most maxMetadataKeys, or its export would not
+// import).
+func checkRequestID(md map[string]string, req string) error {
+	if _, ok := md[MetaRequestID]; ok {
+		return Errorf(EINVALID, "metadata key %s is HyAtlas's own: give request_id", MetaRequestID)
+	}
+	if err := checkLabel("request_id", req); err != nil {
+		return err
+	}
+	if req != "" && len(md) >= maxMetadataKeys {
+		return Errorf(EINVALID, "metadata has %d keys; with request_id at most %d are allowed", len(md), maxMetadataKeys-1)
+	}
+	return nil
+}
+
+// withRequestID is a copy of md that also holds the request id.
+func withRequestID(md map[string]string, req string) map[string]string {
+	md = maps.Clone(md)
+	if md == nil {
+		md = map[string]string{}
+	}
+	md[MetaRequestID] = req
+	return md
+}
+
+// sameRequest refuses, as ECONFLICT, a repeat of request req (whose row
+// prev a write stored before) that is no repeat: another text than the
+// one prev was stored with (an edit in the Atlas may have changed it
+// since).
+func (s *Service) sameRequest(ctx context.Context, prev Memory, text, req string) error {
+	stored, err := s.storedText(ctx, prev)
+	if err != nil {
+		return err
+	}
+	if stored != text {
+		return Errorf(ECONFLICT, "request_id %q was sent before with another text", req)
+	}
+	return nil
 }
 
 // storedText is the text a row was first stored with: the text before

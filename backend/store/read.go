@@ -27,8 +27,13 @@ func (s *Store) Get(ctx context.Context, id string) (memory.Memory, error) {
 
 // RawByRequest finds the raw row owner o wrote with the request id req
 // (memory.MetaRequestID); ok is false when there is none.
-func (s *Store) RawByRequest(ctx context.Context, o memory.Owner, req string) (m memory.Memory, ok bool, err error) {
-	m, err = scanMemory(s.reader.QueryRowContext(ctx, rawByRequestSQL, req, o.UserID, o.AgentID))
+func (s *Store) RawByRequest(ctx context.Context, o memory.Owner, req string) (memory.Memory, bool, error) {
+	return s.byRequest(ctx, req, rawByRequestSQL, req, o.UserID, o.AgentID)
+}
+
+// byRequest reads the one row query finds for request req, if any.
+func (s *Store) byRequest(ctx context.Context, req, query string, args ...any) (memory.Memory, bool, error) {
+	m, err := scanMemory(s.reader.QueryRowContext(ctx, query, args...))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return memory.Memory{}, false, nil
@@ -41,17 +46,10 @@ func (s *Store) RawByRequest(ctx context.Context, o memory.Owner, req string) (m
 // RememberedByRequest implements memory.Store. Rows added by hand are few
 // next to raw turns, and a request id is given for some only: the owner's
 // rows are read through memories_user, with no index of their own.
-func (s *Store) RememberedByRequest(ctx context.Context, o memory.Owner, layer memory.Layer, req string) (m memory.Memory, ok bool, err error) {
-	m, err = scanMemory(s.reader.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories
+func (s *Store) RememberedByRequest(ctx context.Context, o memory.Owner, layer memory.Layer, req string) (memory.Memory, bool, error) {
+	return s.byRequest(ctx, req, `SELECT `+memoryColumns+` FROM memories
 		WHERE user_id = ? AND agent_id = ? AND layer = ? AND json_extract(metadata, '$.`+memory.MetaRequestID+`') = ?
-		ORDER BY created_at LIMIT 1`, o.UserID, o.AgentID, string(layer), req))
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return memory.Memory{}, false, nil
-	case err != nil:
-		return memory.Memory{}, false, fmt.Errorf("read the row of request %q: %w", req, err)
-	}
-	return m, true, nil
+		ORDER BY created_at LIMIT 1`, o.UserID, o.AgentID, string(layer), req)
 }
 
 // rawByRequestSQL is RawByRequest's query, through the partial index
