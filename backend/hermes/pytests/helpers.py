@@ -121,14 +121,8 @@ class StandInApp:
                     return
                 app.seen.append((path, self.headers.get("Authorization", "")))
                 time.sleep(app.delay)
-                status, body = app.answer(path)
-                raw = json.dumps(body).encode()
                 try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
+                    app.respond(self, path)
                 except OSError:
                     pass
 
@@ -141,6 +135,16 @@ class StandInApp:
 
     def answer(self, path):
         return 200, {}
+
+    def respond(self, handler, path):
+        """Writes the answer to path through the request's handler."""
+        status, body = self.answer(path)
+        raw = json.dumps(body).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(raw)))
+        handler.end_headers()
+        handler.wfile.write(raw)
 
     def close(self):
         self.delay = 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.server
 import io
 import json
 import logging
@@ -95,10 +94,7 @@ class AppSlow(unittest.TestCase):
     def test_prefetch_returns_within_its_timeout_with_the_last_result(self):
         app = SlowApp()
         self.addCleanup(app.close)
-        home = tempfile.mkdtemp(prefix="hermes-slow-")
-        with open(os.path.join(home, "hyatlas.json"), "w") as f:
-            json.dump({"prefetch_timeout": 0.5}, f)
-        p = new_provider(self, plugin_dir=plugin_dir_for(app.address, auth=False), hermes_home=home, session="slow")
+        p = short_timeout_provider(self, app, "slow")
         first = p.prefetch("What database does Foxtrot use?", session_id="slow")
         self.assertIn("Postgres 16", first)
         app.delay = 4.0
@@ -116,46 +112,38 @@ class AppSlow(unittest.TestCase):
         # for as long as it trickled.
         app = TricklingApp()
         self.addCleanup(app.close)
-        home = tempfile.mkdtemp(prefix="hermes-trickle-")
-        with open(os.path.join(home, "hyatlas.json"), "w") as f:
-            json.dump({"prefetch_timeout": 0.5}, f)
-        p = new_provider(self, plugin_dir=plugin_dir_for(app.address, auth=False), hermes_home=home, session="t")
+        p = short_timeout_provider(self, app, "t")
         start = time.monotonic()
         self.assertEqual(p.prefetch("What database does Foxtrot use?", session_id="t"), "")
         took = time.monotonic() - start
         self.assertLess(took, 10.0, f"prefetch took {took:.1f}s with a 0.5 s timeout while the reply trickled for 30 s")
 
 
+def short_timeout_provider(test, app, session):
+    """A provider of a Hermes home whose recall waits 0.5 s, for app."""
+    home = tempfile.mkdtemp(prefix="hermes-slow-")
+    with open(os.path.join(home, "hyatlas.json"), "w") as f:
+        json.dump({"prefetch_timeout": 0.5}, f)
+    return new_provider(test, plugin_dir=plugin_dir_for(app.address, auth=False), hermes_home=home, session=session)
+
+
 class TricklingApp(StandInApp):
-    """A stand-in app whose search reply promises 100,000 bytes and sends
-    one every 0.1 s for at most 30 s."""
+    """A stand-in app whose reply promises 100,000 bytes and sends one
+    every 0.1 s for at most 30 s."""
 
-    def __init__(self):
-        super().__init__()
-        app = self
+    closed = False
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "100000")
-                self.end_headers()
-                try:
-                    for _ in range(300):
-                        if app.closed:
-                            return
-                        self.wfile.write(b" ")
-                        self.wfile.flush()
-                        time.sleep(0.1)
-                except OSError:
-                    pass
-
-        self.closed = False
-        self.server.RequestHandlerClass = Handler
+    def respond(self, handler, path):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", "100000")
+        handler.end_headers()
+        for _ in range(300):
+            if self.closed:
+                return
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            time.sleep(0.1)
 
     def close(self):
         self.closed = True
