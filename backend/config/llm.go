@@ -39,6 +39,26 @@ func httpURL(u *url.URL) bool {
 	return !strings.HasSuffix(u.Host, ":") // "host:" names no port
 }
 
+// extractTimeout reads HYATLAS_EXTRACT_TIMEOUT (300s): a timeout, not how
+// often something runs, so one under 1s is too short, and 0 or off would
+// let a call run forever; either is warned of and the default used.
+func extractTimeout(v string, warn func(string, error)) time.Duration {
+	const def, least = 300 * time.Second, time.Second
+	d, err := ParseDuration(v, def)
+	switch {
+	case err != nil:
+	case d == 0:
+		err = fmt.Errorf("%q would let a call run forever", v)
+	case d < least:
+		err = fmt.Errorf("%q is too short: at least %s", strings.TrimSpace(v), DurationText(least))
+	}
+	if err != nil {
+		warn("HYATLAS_EXTRACT_TIMEOUT", err)
+		return def
+	}
+	return d
+}
+
 // LLMConfig is the extraction endpoint and its schedules. The keys it
 // holds (from the environment) never print: Format redacts them.
 type LLMConfig struct {
@@ -106,9 +126,8 @@ func loadLLM(getenv func(string) string, warn func(string, error)) (LLMConfig, e
 	durations := []struct {
 		name     string
 		dst      *time.Duration
-		def, min time.Duration // min: the shortest interval a job may run at, or the shortest timeout
+		def, min time.Duration // min: the shortest interval a job may run at
 	}{
-		{"HYATLAS_EXTRACT_TIMEOUT", &c.Timeout, 300 * time.Second, time.Second},
 		{"HYATLAS_CATCHUP_EVERY", &c.CatchupEvery, 10 * time.Minute, 30 * time.Second},
 		{"HYATLAS_CATCHUP_MAX_AGE", &c.CatchupMaxAge, 168 * time.Hour, 0},
 		{"HYATLAS_EPISODE_GAP", &c.EpisodeGap, 30 * time.Minute, 0},
@@ -116,21 +135,12 @@ func loadLLM(getenv func(string) string, warn func(string, error)) (LLMConfig, e
 	}
 	for _, d := range durations {
 		v, err := ParseInterval(getenv(d.name), d.def, d.min)
-		if d.dst == &c.Timeout { // a timeout, not how often: too short, and never off
-			v, err = ParseDuration(getenv(d.name), d.def)
-			if err == nil && v > 0 && v < d.min {
-				v, err = d.def, fmt.Errorf("%q is too short: at least %s", strings.TrimSpace(getenv(d.name)), DurationText(d.min))
-			}
-		}
 		if err != nil {
 			warn(d.name, err)
 		}
 		*d.dst = v
 	}
-	if c.Timeout == 0 {
-		warn("HYATLAS_EXTRACT_TIMEOUT", fmt.Errorf("%q would let a call run forever", getenv("HYATLAS_EXTRACT_TIMEOUT")))
-		c.Timeout = 300 * time.Second
-	}
+	c.Timeout = extractTimeout(getenv("HYATLAS_EXTRACT_TIMEOUT"), warn)
 	var err error
 	now, err := ParseSwitch(getenv("HYATLAS_NOW_PAGE"), true)
 	if err != nil {
