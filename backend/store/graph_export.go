@@ -280,30 +280,18 @@ func importRelation(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge, pe
 
 // importEvidence adds to relation into the evidence the imported relation
 // rests on that is here and is the person's (the user ids given): memories
-// not imported, and another person's, are dropped.
+// not imported, and another person's, are dropped. One statement picks
+// them and gives each its kind (a raw row is a turn, any other a fact).
 func importEvidence(ctx context.Context, tx *sql.Tx, into string, rel memory.GraphEdge, person []string) error {
 	ids := append(append([]string(nil), rel.Facts...), rel.Turns...)
-	kinds, err := evidenceKinds(ctx, tx, ids)
-	if err != nil {
-		return err
-	}
 	if len(ids) == 0 {
 		return nil
 	}
-	mine, err := queryStrings(ctx, tx, `SELECT id FROM memories WHERE id IN (`+placeholders(len(ids))+`)
-		AND user_id IN (`+placeholders(len(person))+`)`, append(anys(ids), anys(person)...)...)
-	if err != nil {
-		return fmt.Errorf("read the owners of %s's evidence: %w", rel.ID, err)
-	}
-	for _, id := range mine {
-		kind, ok := kinds[id]
-		if !ok {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO graph_evidence (rel_id, memory_id, kind) VALUES (?, ?, ?)`,
-			into, id, kind); err != nil {
-			return fmt.Errorf("import the evidence of %s: %w", rel.ID, err)
-		}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO graph_evidence (rel_id, memory_id, kind)
+		SELECT ?, id, CASE layer WHEN ? THEN 'turn' ELSE 'fact' END FROM memories
+		WHERE id IN (`+placeholders(len(ids))+`) AND user_id IN (`+placeholders(len(person))+`)`,
+		append(append([]any{into, string(memory.LayerRaw)}, anys(ids)...), anys(person)...)...); err != nil {
+		return fmt.Errorf("import the evidence of %s: %w", rel.ID, err)
 	}
 	return nil
 }
