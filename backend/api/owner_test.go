@@ -147,3 +147,50 @@ func TestOwner_AUsersExportCarriesOnlyTheirAgentsFiles(t *testing.T) {
 		t.Errorf("export?user_id=amy lacks the default workspace's notes")
 	}
 }
+
+// TestOwner_AnImpossibleOwnerIDIsRefused: a read naming an owner id no row
+// can hold (a control character, longer than 256 bytes) is a mistake the
+// caller hears about (422), not a scope that quietly finds nothing; an
+// export says so before it writes a byte.
+func TestOwner_AnImpossibleOwnerIDIsRefused(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	a.addAs("alice", "hermes", "Alice keeps bees on the roof")
+	long := strings.Repeat("u", 300)
+	for _, bad := range []struct{ field, value, query string }{
+		{"user_id", "al\u0007ice", "user_id=al%07ice"},
+		{"user_id", long, "user_id=" + long},
+		{"agent_id", "her\u0000mes", "agent_id=her%00mes"},
+		{"agent_id", long, "agent_id=" + long},
+	} {
+		body := func(extra string) string {
+			b, _ := json.Marshal(map[string]any{bad.field: bad.value})
+			if extra == "" {
+				return string(b)
+			}
+			return strings.TrimSuffix(string(b), "}") + "," + extra + "}"
+		}
+		for _, c := range []req{
+			{method: "POST", path: "/api/v1/search", body: body(`"query":"bees"`)},
+			{method: "POST", path: "/api/v1/list", body: body("")},
+			{path: "/api/v1/list?" + bad.query},
+			{path: "/api/v1/prompt?" + bad.query},
+			{path: "/api/v1/export?" + bad.query},
+			{path: "/api/v1/export?format=markdown&" + bad.query},
+			{method: "POST", path: "/api/v1/forget", body: body(`"text":"bees"`)},
+			{path: "/api/v1/graph-as-of?" + bad.query},
+			{path: "/api/v1/graph/changes?from=0&" + bad.query},
+			{path: "/api/v1/graph/history?" + bad.query},
+			{path: "/api/v1/graph?node=Alice&" + bad.query},
+			{path: "/api/v1/edges?" + bad.query},
+			{method: "POST", path: "/api/v1/tools/memory_search?" + bad.query, body: `{"query":"bees"}`},
+		} {
+			r := a.do(c)
+			if r.status != 422 || !strings.Contains(string(r.body), bad.field) {
+				t.Errorf("%s %.80s with a bad %s: status %d, %.200s; want 422 naming the field", c.method, c.path, bad.field, r.status, r.body)
+			}
+		}
+	}
+	if n := len(a.post("/api/v1/list", map[string]any{"user_id": "alice"}, 200)["memories"].([]any)); n != 1 {
+		t.Errorf("a good owner id lists %d memories, want 1", n)
+	}
+}

@@ -308,7 +308,11 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput) ([]Memory, error) 
 	if user == "" {
 		user = DefaultUserID // as a write without a user: never every user's rows
 	}
-	rows, err := s.store.FindByContent(ctx, s.scope([]string{user}, in.AgentID), text, in.Contains)
+	scope, err := s.scope([]string{user}, in.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.FindByContent(ctx, scope, text, in.Contains)
 	if err != nil {
 		return nil, fmt.Errorf("find memories to forget: %w", err)
 	}
@@ -366,7 +370,11 @@ func (s *Service) DeleteAll(ctx context.Context, in DeleteAllInput) (int, error)
 			return 0, err
 		}
 	}
-	f := DeleteFilter{Scope: s.scope([]string{in.UserID}, in.AgentID)}
+	scope, err := s.scope([]string{in.UserID}, in.AgentID)
+	if err != nil {
+		return 0, err
+	}
+	f := DeleteFilter{Scope: scope}
 	if id := strings.TrimSpace(in.ID); id != "" {
 		f.IDs = []string{id}
 	}

@@ -155,10 +155,14 @@ type ExportReport struct {
 // Export writes the JSON Lines export to w, streaming.
 func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (ExportReport, error) {
 	var rep ExportReport
+	scope, err := s.scope([]string{in.UserID}, in.AgentID)
+	if err != nil {
+		return rep, err // before a byte is written
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	err := enc.Encode(exportLine{Type: "header", Format: ExportFormat, Version: ExportVersion,
+	err = enc.Encode(exportLine{Type: "header", Format: ExportFormat, Version: ExportVersion,
 		ExportedAt: s.now().UTC(), Embedder: s.EmbedderInfo().ID})
 	if err != nil {
 		return rep, fmt.Errorf("export: %w", err)
@@ -168,7 +172,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 		return rep, err
 	}
 	agents, facts := map[string]bool{}, map[string]bool{}
-	err = s.store.ScanExport(ctx, s.scope([]string{in.UserID}, in.AgentID), in.Vectors, func(r ExportRow) error {
+	err = s.store.ScanExport(ctx, scope, in.Vectors, func(r ExportRow) error {
 		m := r.Memory
 		agents[m.Owner.AgentID] = true
 		if m.Layer == LayerFact {
@@ -184,7 +188,6 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 	if err != nil {
 		return rep, fmt.Errorf("export: %w", err)
 	}
-	scope := s.scope([]string{in.UserID}, in.AgentID)
 	if s.graphStore != nil {
 		g, err := s.graphStore.GraphExport(ctx, scope)
 		if err != nil {

@@ -14,10 +14,14 @@ import (
 // reading, not for import (use Export for that).
 func (s *Service) ExportMarkdown(ctx context.Context, w io.Writer, in ExportInput) (ExportReport, error) {
 	var rep ExportReport
+	scope, err := s.scope([]string{in.UserID}, in.AgentID)
+	if err != nil {
+		return rep, err // before a byte is written
+	}
 	byLayer := map[Layer][]Memory{}
 	var retired []Memory
 	agents := map[string]bool{}
-	err := s.store.ScanExport(ctx, s.scope([]string{in.UserID}, in.AgentID), false, func(r ExportRow) error {
+	err = s.store.ScanExport(ctx, scope, false, func(r ExportRow) error {
 		rep.Memories++
 		agents[r.Memory.Owner.AgentID] = true
 		if r.Memory.Live() {

@@ -23,11 +23,14 @@ func (s *Service) GraphHistory(ctx context.Context, userID, agentID string) (Gra
 	if s.graphStore == nil {
 		return GraphHistory{}, Errorf(EUNAVAILABLE, "the knowledge graph is not available")
 	}
+	scope, err := s.graphScope(userID, agentID)
+	if err != nil {
+		return GraphHistory{}, err
+	}
 	nodes, edges, err := s.graphCopy.get(ctx, s.graphStore)
 	if err != nil {
 		return GraphHistory{}, fmt.Errorf("graph history: %w", err)
 	}
-	scope := s.graphScope(userID, agentID)
 	out := GraphHistory{Nodes: []GraphNode{}, Records: []GraphEdge{}}
 	degree := map[string]int{}
 	touched := map[string]bool{} // the entities the kept records touch (a person's, maybe made through another agent)

@@ -66,6 +66,10 @@ func (s *Service) MemoryMap(ctx context.Context, q MapQuery) (MemoryMap, error) 
 	case k < 0 || k > maxKSemantic:
 		return MemoryMap{}, Errorf(EINVALID, "k_semantic must be from 1 to %d", maxKSemantic)
 	}
+	scope, err := s.graphScope(q.UserID, q.AgentID)
+	if err != nil {
+		return MemoryMap{}, err
+	}
 	var out MemoryMap
 	if s.graphStore != nil {
 		v, err := s.GraphAsOf(ctx, GraphQuery{UserID: q.UserID, AgentID: q.AgentID, Limit: limit})
@@ -74,7 +78,6 @@ func (s *Service) MemoryMap(ctx context.Context, q MapQuery) (MemoryMap, error) 
 		}
 		out.Entities, out.Relations = v.Nodes, v.Edges
 	}
-	scope := s.graphScope(q.UserID, q.AgentID)
 	for _, l := range Layers {
 		rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{l}, Scope: scope, Limit: mapPerLayer})
 		if err != nil {

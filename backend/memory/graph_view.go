@@ -52,11 +52,15 @@ func (s *Service) GraphAsOf(ctx context.Context, q GraphQuery) (GraphView, error
 	if q.At.IsZero() {
 		q.At = s.now()
 	}
+	scope, err := s.graphScope(q.UserID, q.AgentID)
+	if err != nil {
+		return GraphView{}, err
+	}
 	nodes, edges, err := s.graphCopy.get(ctx, s.graphStore)
 	if err != nil {
 		return GraphView{}, fmt.Errorf("graph as of %s: %w", q.At.Format(time.RFC3339), err)
 	}
-	v := viewAt(nodes, edges, s.graphScope(q.UserID, q.AgentID), q.Axis, q.At, limit)
+	v := viewAt(nodes, edges, scope, q.Axis, q.At, limit)
 	if err := s.graphStore.GraphEvidence(ctx, v.Edges); err != nil {
 		return GraphView{}, fmt.Errorf("graph evidence: %w", err)
 	}
@@ -177,7 +181,11 @@ func (s *Service) GraphChanges(ctx context.Context, userID, agentID string, from
 	if !from.Before(to) {
 		return GraphDelta{}, Errorf(EINVALID, "from must be before to")
 	}
-	d, err := s.graphStore.GraphChanges(ctx, s.graphScope(userID, agentID), from, to)
+	scope, err := s.graphScope(userID, agentID)
+	if err != nil {
+		return GraphDelta{}, err
+	}
+	d, err := s.graphStore.GraphChanges(ctx, scope, from, to)
 	if err != nil {
 		return GraphDelta{}, fmt.Errorf("graph changes: %w", err)
 	}
@@ -216,7 +224,10 @@ func (s *Service) GraphNeighbours(ctx context.Context, userID, agentID, node str
 	if s.graphStore == nil {
 		return GraphNeighbourhood{}, Errorf(EUNAVAILABLE, "the knowledge graph is not available")
 	}
-	scope := s.graphScope(userID, agentID)
+	scope, err := s.graphScope(userID, agentID)
+	if err != nil {
+		return GraphNeighbourhood{}, err
+	}
 	counts := func() (GraphNeighbourhood, error) {
 		nodes, held, err := s.graphStore.GraphCounts(ctx, scope)
 		return GraphNeighbourhood{Neighbours: []GraphNeighbour{}, NodeCount: nodes, EdgeCount: held}, err
@@ -255,7 +266,7 @@ func (s *Service) GraphNeighbours(ctx context.Context, userID, agentID, node str
 
 // graphScope is the owner filter of a graph read: "all" or "" is none
 // (compat), a user id covers its alias group.
-func (s *Service) graphScope(userID, agentID string) Scope {
+func (s *Service) graphScope(userID, agentID string) (Scope, error) {
 	var users []string
 	if u := strings.TrimSpace(userID); u != "" && u != "all" {
 		users = []string{u}

@@ -42,7 +42,10 @@ func (s *Service) Prompt(ctx context.Context, in PromptInput) (PromptBlock, erro
 	if user == "" {
 		user = DefaultUserID // one person's block, never everyone's
 	}
-	scope := s.scope([]string{user}, in.AgentID)
+	scope, err := s.scope([]string{user}, in.AgentID)
+	if err != nil {
+		return PromptBlock{}, err
+	}
 	scope.WithShared = true // what the person wrote is every agent's to recall
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: CuratedLayers, Scope: scope,
 		MinStrength: &th, ByStrength: true, Limit: limit})

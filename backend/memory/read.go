@@ -55,8 +55,12 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	if in.Offset < 0 {
 		return ListResult{}, Errorf(EINVALID, "offset must not be negative")
 	}
+	scope, err := s.scope([]string{in.UserID}, in.AgentID)
+	if err != nil {
+		return ListResult{}, err
+	}
 	f := ListFilter{
-		Scope:          s.scope([]string{in.UserID}, in.AgentID),
+		Scope:          scope,
 		IncludeRetired: in.IncludeRetired,
 		Category:       strings.TrimSpace(in.Category),
 		MinStrength:    in.MinStrength,
@@ -149,9 +153,20 @@ func (s *Service) Get(ctx context.Context, id string) (Detail, error) {
 	return d, nil
 }
 
-// scope expands user ids by aliases; no user id means every user.
-func (s *Service) scope(userIDs []string, agentID string) Scope {
-	return Scope{UserIDs: s.cfg.Aliases.Expand(userIDs...), AgentID: strings.TrimSpace(agentID)}
+// scope is the owner filter of a read: user ids expanded by aliases (none
+// means every user). An id no row can hold (too long, control characters,
+// not UTF-8) is a mistake, not a scope that finds nothing: it is refused.
+func (s *Service) scope(userIDs []string, agentID string) (Scope, error) {
+	agentID = strings.TrimSpace(agentID)
+	if err := checkLabel("agent_id", agentID); err != nil {
+		return Scope{}, err
+	}
+	for _, u := range userIDs {
+		if err := checkLabel("user_id", strings.TrimSpace(u)); err != nil {
+			return Scope{}, err
+		}
+	}
+	return Scope{UserIDs: s.cfg.Aliases.Expand(userIDs...), AgentID: agentID}, nil
 }
 
 // pageLimit applies a default to 0 and refuses values outside 1..max.

@@ -201,7 +201,9 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 		}
 		q.minScore = ms
 	}
-	q.scope = s.scope(in.UserIDs, in.AgentID)
+	if q.scope, err = s.scope(in.UserIDs, in.AgentID); err != nil {
+		return q, err
+	}
 	q.scope.WithShared = true // what the person wrote is every agent's to recall
 	keywordText := q.text
 	if w, rest, ok := ParseQueryDates(q.text, s.now(), s.cfg.Extraction.Location); ok {
