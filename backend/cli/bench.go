@@ -52,6 +52,11 @@ func runBenchCommand(ctx context.Context, e Env, args []string) error {
 		if !strings.HasPrefix(args[0], "-") {
 			return usageError{fmt.Sprintf("unknown bench %q (recall, search, graph, export or snapshot)", args[0])}
 		}
+		for _, a := range args[1:] {
+			if benchNames[a] {
+				return usageError{fmt.Sprintf("a bench's name comes before its flags: hyatlas bench %s %s", a, strings.Join(without(args, a), " "))}
+			}
+		}
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "small sizes, for a smoke run")
@@ -63,6 +68,19 @@ func runBenchCommand(ctx context.Context, e Env, args []string) error {
 		return fmt.Errorf("find this executable: %w", err)
 	}
 	return bench.Run(ctx, bench.Options{Quick: *quick, Binary: self, Out: e.Stdout, Progress: e.Stderr})
+}
+
+// benchNames are the benches runBenchCommand runs by name.
+var benchNames = map[string]bool{"recall": true, "search": true, "graph": true, "export": true, "snapshot": true}
+
+// without returns args with the first x left out.
+func without(args []string, x string) []string {
+	for i, a := range args {
+		if a == x {
+			return append(append([]string{}, args[:i]...), args[i+1:]...)
+		}
+	}
+	return args
 }
 
 // runBenchRecall runs `hyatlas bench recall`: recall on the LoCoMo

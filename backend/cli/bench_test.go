@@ -54,11 +54,21 @@ func TestBench_BadUsage(t *testing.T) {
 		{"bench", "graph", "extra"},
 		{"bench", "--bogus"},
 		{"bench", "bogus"},
+		{"bench", "--json", "search"},
 	} {
 		code, _, errOut := runArgs(t, args...)
 		if code != 2 || !strings.Contains(errOut, "usage: hyatlas bench") {
 			t.Errorf("%q: exit %d, stderr %q; want a usage error", args, code, errOut)
 		}
+	}
+}
+
+// TestBench_NameAfterFlags: a bench named after its flags is a usage error
+// that shows the command in the order that works.
+func TestBench_NameAfterFlags(t *testing.T) {
+	code, _, errOut := runArgs(t, "bench", "--json", "--n", "100", "search")
+	if code != 2 || !strings.Contains(errOut, "hyatlas bench search --json --n 100") {
+		t.Errorf("exit %d, stderr %q; want a usage error showing `hyatlas bench search --json --n 100`", code, errOut)
 	}
 }
 
