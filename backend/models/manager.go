@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -224,6 +225,9 @@ func (m *Manager) Remove(name string) (removed bool, err error) {
 	}
 	if err := m.checkDir(); err != nil {
 		return false, err
+	}
+	if _, err := os.Lstat(m.Dir); errors.Is(err, fs.ErrNotExist) {
+		return false, nil // nothing was ever installed: make no folder to say so
 	}
 	unlock, err := m.lock(md.Name)
 	if err != nil {

@@ -368,9 +368,11 @@ func TestVerifyAndRepairCorruptFile(t *testing.T) {
 
 func TestRemove(t *testing.T) {
 	_, m, _ := newTestServer(t)
+	m.Dir = filepath.Join(m.Dir, "models") // a fresh setup: no models folder yet
 	if removed, err := m.Remove("tiny"); err != nil || removed {
 		t.Errorf("Remove before install: %v, %v; want nothing removed and no error", removed, err)
 	}
+	assertAbsent(t, m.Dir) // nothing was installed: no folder, no lock file made to say so
 	if err := m.Install(context.Background(), "tiny", nil); err != nil {
 		t.Fatal(err)
 	}
