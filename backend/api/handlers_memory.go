@@ -278,6 +278,9 @@ type FeedbackRequest struct {
 	Used      []string `json:"used"`
 	MemoryIDs []string `json:"memory_ids"` // the same, by another name
 	UserID    string   `json:"user_id"`    // accepted and ignored: ids are global
+	// RequestID names the call: sent again (its answer was lost), it
+	// counts nothing more and gets the first answer.
+	RequestID string `json:"request_id"`
 }
 
 // feedback counts a use of each memory a reply used (usage learning).
@@ -286,7 +289,7 @@ func (s *Server) feedback(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req, false, true); err != nil {
 		return err
 	}
-	n, err := s.mem.Feedback(r.Context(), memory.FeedbackInput{Used: append(req.Used, req.MemoryIDs...)})
+	n, err := s.mem.Feedback(r.Context(), memory.FeedbackInput{Used: append(req.Used, req.MemoryIDs...), RequestID: req.RequestID})
 	if err != nil {
 		return err
 	}

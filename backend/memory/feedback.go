@@ -2,22 +2,62 @@ package memory
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
 	"strings"
+	"time"
 )
 
 // maxFeedbackIDs bounds one feedback call.
 const maxFeedbackIDs = 100
 
+// FeedbackRequestKeep is how long a feedback call's request id is
+// remembered: sent again within it (its answer was lost), the call counts
+// nothing; later, it counts again.
+const FeedbackRequestKeep = 30 * 24 * time.Hour
+
 // FeedbackInput says which recalled memories a reply used.
 type FeedbackInput struct {
 	Used []string
+	// RequestID names the call (at most 256 bytes): sent again with the
+	// same ids, it counts once. "" counts every call.
+	RequestID string
+}
+
+// UseRequest is a feedback call's request id for the store: Digest tells a
+// resend (the same ids) from another call under the same id, and records
+// older than Forget are dropped.
+type UseRequest struct {
+	ID, Digest string
+	Forget     time.Time
+}
+
+// UseResult is what MarkUsed did: the ids it counted, or, for a request it
+// had recorded, Repeat and that request's count.
+type UseResult struct {
+	Found   []string
+	Repeat  bool
+	Counted int
+}
+
+// idsDigest is the digest of a set of ids, the same in any order.
+func idsDigest(ids []string) string {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	sum := sha256.Sum256([]byte(strings.Join(sorted, "\x00")))
+	return hex.EncodeToString(sum[:])
 }
 
 // Feedback counts a use of each memory a reply used: with usage learning
 // on (HYATLAS_USAGE_LEARNING), memories that replies keep using rank a
 // little higher, and a curated memory's strength rises by the bump. Unknown ids are an ENOTFOUND error and nothing is
-// counted; repeated ids count once.
+// counted; repeated ids count once. A call sent again under its request id
+// (see FeedbackInput) answers as the first did and counts nothing.
 func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
+	if err := checkLabel("request_id", in.RequestID); err != nil {
+		return 0, err
+	}
 	if len(in.Used) == 0 {
 		return 0, Errorf(EBADREQUEST, "used: give the ids of the memories the reply used")
 	}
@@ -46,9 +86,14 @@ func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
 			return 0, Errorf(ENOTFOUND, "memory %q not found", id)
 		}
 	}
-	found, err := s.store.MarkUsed(ctx, ids, s.now().UTC(), s.cfg.Strength.Bump)
+	now := s.now().UTC()
+	use := UseRequest{ID: in.RequestID, Digest: idsDigest(ids), Forget: now.Add(-FeedbackRequestKeep)}
+	res, err := s.store.MarkUsed(ctx, ids, now, s.cfg.Strength.Bump, use)
 	if err != nil {
 		return 0, err
 	}
-	return len(found), nil
+	if res.Repeat {
+		return res.Counted, nil
+	}
+	return len(res.Found), nil
 }

@@ -213,8 +213,11 @@ type Store interface {
 	Vector(ctx context.Context, id string) (Vector, error)
 	History(ctx context.Context, id string) ([]HistoryEntry, error)
 	// MarkUsed counts one use of each existing id and raises the strength
-	// of curated rows by bump (at most 1); it returns the ids found.
-	MarkUsed(ctx context.Context, ids []string, at time.Time, bump float64) ([]string, error)
+	// of curated rows by bump (at most 1); it returns the ids found. With
+	// a request id (see UseRequest) it does so once: a request recorded
+	// before gets its first answer back (Repeat), or ECONFLICT when it
+	// named other ids.
+	MarkUsed(ctx context.Context, ids []string, at time.Time, bump float64, req UseRequest) (UseResult, error)
 	// Decay fades neglected rows (see DecayFilter) and counts them.
 	Decay(ctx context.Context, f DecayFilter) (int, error)
 	// ReplacedIDs gives, for each id, the rows retired in its favour.

@@ -252,28 +252,52 @@ func (s *Store) DropVectors(ctx context.Context, ids []string) error {
 }
 
 // MarkUsed counts one use of each of ids at at (a reply used them). It
-// returns the ids that exist; unknown ids change nothing.
-func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time, bump float64) ([]string, error) {
-	var found []string
+// returns the ids that exist; unknown ids change nothing. A call with a
+// request id is recorded in the same transaction, so a crash cannot count
+// it without recording it, or record it without counting it; a recorded
+// one counts nothing again (memory.UseRequest).
+func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time, bump float64, req memory.UseRequest) (memory.UseResult, error) {
+	var res memory.UseResult
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		found = found[:0]
+		res = memory.UseResult{}
+		if req.ID != "" {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM feedback_requests WHERE at < ?`, req.Forget.UnixMilli()); err != nil {
+				return err
+			}
+			var digest string
+			err := tx.QueryRowContext(ctx, `SELECT digest, counted FROM feedback_requests WHERE request_id = ?`, req.ID).Scan(&digest, &res.Counted)
+			switch {
+			case err == nil && digest != req.Digest:
+				return memory.Errorf(memory.ECONFLICT, "request_id %q was used for feedback on other memories: give each call its own", req.ID)
+			case err == nil:
+				res.Repeat = true
+				return nil
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+		}
 		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, `UPDATE memories SET use_count = min(use_count + 1, ?), last_used_at = ?,
+			r, err := tx.ExecContext(ctx, `UPDATE memories SET use_count = min(use_count + 1, ?), last_used_at = ?,
 				strength = CASE WHEN layer IN (`+curatedLayers+`) THEN round(min(1.0, strength + ?), 6) ELSE strength END
 				WHERE id = ?`, memory.MaxUseCount, at.UnixMilli(), bump, id)
 			if err != nil {
 				return err
 			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				found = append(found, id)
+			if n, _ := r.RowsAffected(); n == 1 {
+				res.Found = append(res.Found, id)
 			}
 		}
-		return nil
+		if req.ID == "" {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO feedback_requests (request_id, digest, counted, at) VALUES (?, ?, ?, ?)`,
+			req.ID, req.Digest, len(res.Found), at.UnixMilli())
+		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("count uses: %w", err)
+		return memory.UseResult{}, fmt.Errorf("count uses: %w", err)
 	}
-	return found, nil
+	return res, nil
 }
 
 // curatedLayers lists the layers whose rows have a strength that use and

@@ -182,7 +182,8 @@ class HyatlasMemoryProvider(MemoryProvider):
             _, recalled = self._last.get(session_id, ("", {}))
         used = text.used_memories(str(assistant_content or ""), recalled)
         if used:
-            self.writer.put("POST", "/api/v1/feedback", {"used": used})
+            # Counted once even when sent again after a lost answer.
+            self.writer.put("POST", "/api/v1/feedback", {"used": used, "request_id": uuid.uuid4().hex})
 
     def on_memory_write(self, action, target, content, metadata=None) -> None:
         if not self.writes:

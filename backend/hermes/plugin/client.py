@@ -23,7 +23,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-USER_AGENT = "hyatlas-hermes/1.0.3"
+USER_AGENT = "hyatlas-hermes/1.0.4"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 MAX_REPLY = 4 << 20
 

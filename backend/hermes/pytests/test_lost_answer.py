@@ -80,6 +80,22 @@ class LostAnswers(unittest.TestCase):
         rows = [r for r in live_rows(user, "l1_profile") if "dark roast" in r.get("content", "")]
         self.assertEqual(len(rows), 1, f"the memory-tool write was stored {len(rows)} times")
 
+    def test_feedback_sent_again_after_a_lost_answer_is_counted_once(self):
+        user = unique_user()
+        stored = api("POST", "/api/v1/memories", {"content": "Lost answer test: the kayak is yellow",
+                                                  "layer": "l3_fact", "user_id": user})
+        proxy = LosingProxy("/api/v1/feedback")
+        self.addCleanup(proxy.close)
+        p = new_provider(self, plugin_dir=plugin_dir_for(proxy.address), user_id=user)
+        with p._lock:
+            p._last["fb"] = ("", {stored["memory_id"]: "Lost answer test: the kayak is yellow"})
+        p.sync_turn("What colour is the kayak?", "Lost answer test noted: the kayak is yellow.", session_id="fb")
+        self.assertTrue(p.writer.flush(30))
+        self.assertEqual(proxy.writes, 2, "the feedback whose answer was lost was not sent again")
+        row = api("GET", "/api/v1/memories/" + stored["memory_id"], None)
+        self.assertEqual(row["use_count"], 1,
+                         "the feedback was counted twice")
+
 
 if __name__ == "__main__":
     unittest.main()
