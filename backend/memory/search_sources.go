@@ -206,10 +206,12 @@ func graphParts(ctx context.Context, r *searchRun) error {
 	top = top[:min(graphSources, len(top))]
 	ids := make([]string, 0, len(top))
 	base := map[string]float64{}
+	strong := map[string]bool{} // relevant on its own: its links are a reason too
 	for _, c := range top {
 		if c.base > 0 {
 			ids = append(ids, c.id)
 			base[c.id] = c.base
+			strong[c.id] = r.evidence(c)
 		}
 	}
 	if len(ids) == 0 {
@@ -229,7 +231,9 @@ func graphParts(ctx context.Context, r *searchRun) error {
 			if part := graphBoost * base[src]; part > c.why.Graph {
 				c.why.Graph = part
 			}
-			c.reason = true
+			// A link to a row that is no match itself (the nearest of an
+			// off-topic query) lends a little score, never relevance.
+			c.reason = c.reason || strong[src]
 			added = added || !c.loaded
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -229,6 +230,10 @@ func loadCandidates(ctx context.Context, r *searchRun) error {
 				continue // the Now page is the answer's own field, not a hit
 			}
 			c.row, c.loaded = m, true
+		}
+		if len(r.q.layers) > 0 && !slices.Contains(r.q.layers, c.row.Layer) {
+			delete(r.byID, c.id) // a page or a graph link of another layer than the one asked
+			continue
 		}
 		if !c.hasCosine && r.vec != nil {
 			if v, ok := r.emb.index.Vector(c.id); ok {
