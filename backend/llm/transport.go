@@ -110,12 +110,7 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 		}
 		key = k
 	}
-	scrub := func(s string) string {
-		if key != "" {
-			s = strings.ReplaceAll(s, key, "[redacted]")
-		}
-		return s
-	}
+	scrub := redactor(key)
 	cfg := openai.DefaultConfig(key)
 	cfg.BaseURL = ep.base
 	cfg.HTTPClient = c.hc
@@ -135,7 +130,9 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 	switch {
 	case err == nil:
 		r.call.Outcome = "ok"
-		r.text = replyText(resp, p.body)
+		// An endpoint that echoes the key in its reply (a gateway's
+		// "your key is ...") never gets it into a memory or Settings.
+		r.text = scrub(replyText(resp, p.body))
 	case ctx.Err() != nil:
 		r.call.Outcome = "network_error"
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
