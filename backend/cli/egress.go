@@ -31,7 +31,7 @@ func runEgress(ctx context.Context, e Env, args []string) error {
 		return printJSON(e.Stdout, calls)
 	}
 	if len(calls) == 0 {
-		fmt.Fprintln(e.Stdout, "No LLM calls yet: nothing has left this machine.")
+		fmt.Fprintln(e.Stdout, "No LLM calls yet: none of your memories has left this machine.")
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)

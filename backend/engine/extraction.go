@@ -127,9 +127,12 @@ func (x *extraction) keyForCall(ctx context.Context) (string, error) {
 }
 
 // refreshKey reads whether a key is set (never the key itself), waiting
-// at most limit for the keyring. A key that arrived (none was set before)
+// at most limit for the keyring; without an endpoint it reads nothing. A key that arrived (none was set before)
 // queues the writes waiting for it at once, whichever check saw it first.
 func (x *extraction) refreshKey(ctx context.Context, limit time.Duration) {
+	if !x.cfg.Configured() {
+		return // no endpoint, no call to make: the keyring is not read
+	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	isSet, _, _, err := x.keys.Status(ctx)

@@ -48,7 +48,7 @@ func TestKeyForCall_NoKeyNoCallElsewhere(t *testing.T) {
 func TestRefreshKey_ArrivalQueuesWaitingWrites(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "key")
-	x := &extraction{cfg: config.LLMConfig{Base: "https://llm.example/v1", KeyFile: file}}
+	x := &extraction{cfg: config.LLMConfig{Base: "https://llm.example/v1", Model: "m", KeyFile: file}}
 	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{File: file})
 	arrived := 0
 	x.keyArrived = func() { arrived++ }
@@ -63,5 +63,33 @@ func TestRefreshKey_ArrivalQueuesWaitingWrites(t *testing.T) {
 	x.refreshKey(ctx, time.Second)
 	if arrived != 1 || !x.keySet.Load() {
 		t.Errorf("after the key came: arrived %d times, set %v; want once, true", arrived, x.keySet.Load())
+	}
+}
+
+// countingKeyring counts reads of the keyring.
+type countingKeyring struct{ gets int }
+
+func (k *countingKeyring) Get(string, string) (string, error) {
+	k.gets++
+	return "", secrets.ErrNotFound
+}
+func (k *countingKeyring) Set(string, string, string) error { return nil }
+func (k *countingKeyring) Delete(string, string) error      { return nil }
+
+// TestRefreshKey_NoEndpointReadsNoKeyring: with no endpoint set there is no
+// call to make, so the minute's key check leaves the keyring alone (a
+// locked desktop keyring would ask to be unlocked for nothing).
+func TestRefreshKey_NoEndpointReadsNoKeyring(t *testing.T) {
+	kr := &countingKeyring{}
+	x := &extraction{}
+	x.keys = secrets.NewKeySource(secrets.KeySourceConfig{Keyring: kr})
+	x.refreshKey(context.Background(), time.Second)
+	if kr.gets != 0 {
+		t.Errorf("the keyring was read %d times with no endpoint set", kr.gets)
+	}
+	x.cfg = config.LLMConfig{Base: "https://llm.example/v1", Model: "m"}
+	x.refreshKey(context.Background(), time.Second)
+	if kr.gets == 0 {
+		t.Error("with an endpoint the keyring was not read: the test proves nothing")
 	}
 }
