@@ -153,6 +153,14 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 	if st.MigratedFrom != st.MigratedTo {
 		log.Info("store schema migrated", "from", st.MigratedFrom, "to", st.MigratedTo)
 	}
+	if !st.ReadOnly() {
+		// Requests that left before HyAtlas last stopped, with no answer.
+		if n, err := st.InterruptEgress(context.Background()); err != nil {
+			log.Warn("could not mark interrupted requests in the egress ledger", "err", err)
+		} else if n > 0 {
+			log.Info("requests were under way when HyAtlas last stopped; the egress ledger marks them interrupted", "requests", n)
+		}
+	}
 	e := &Engine{Config: cfg, Started: started, log: log, store: st, bus: events.New(),
 		reembedKick: make(chan struct{}, 1)}
 	e.ctx, e.cancel = context.WithCancel(context.Background())

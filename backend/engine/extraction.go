@@ -75,11 +75,12 @@ func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http
 	// most 2 seconds, and the catch-up loop reads it again later.
 	x.refreshKey(ctx, 2*time.Second)
 	ccfg := llm.Config{
-		Primary:    llm.Endpoint{Base: cfg.Base, Model: cfg.Model, Key: x.keyForCall},
-		Timeout:    cfg.Timeout,
-		UserAgent:  "HyAtlas/" + Version + " (+memory extraction)",
-		Ledger:     e.ledger,
-		HTTPClient: hc,
+		Primary:     llm.Endpoint{Base: cfg.Base, Model: cfg.Model, Key: x.keyForCall},
+		Timeout:     cfg.Timeout,
+		UserAgent:   "HyAtlas/" + Version + " (+memory extraction)",
+		Ledger:      e.ledger,
+		LedgerStart: e.ledgerStart,
+		HTTPClient:  hc,
 	}
 	if cfg.FallbackModel != "" || cfg.FallbackBase != "" {
 		fb := &llm.Endpoint{Base: cfg.FallbackBase, Model: cfg.FallbackModel}
@@ -211,8 +212,33 @@ func (e *Engine) queueUnfinished() {
 // ledger records one LLM request in the egress ledger. It never fails the
 // call: a ledger write that fails is logged.
 func (e *Engine) ledger(c llm.Call) {
-	e.addEgress(memory.EgressCall{At: c.At.UTC(), Host: c.Host, Model: c.Model, Purpose: c.Purpose,
-		BytesOut: c.BytesOut, BytesIn: c.BytesIn, Status: c.Status, Outcome: c.Outcome, Duration: c.Duration.Milliseconds()})
+	e.addEgress(egressOf(c))
+}
+
+// ledgerStart records a request as it leaves, before its answer, and
+// returns what records its end in the same row; if the first write fails,
+// the end is recorded as a row of its own, as ledger does.
+func (e *Engine) ledgerStart(c llm.Call) func(llm.Call) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	seq, err := e.store.StartEgress(ctx, egressOf(c))
+	if err != nil {
+		e.log.Error("could not record a request in the egress ledger before it left", "err", err)
+		return e.ledger
+	}
+	return func(c llm.Call) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := e.store.FinishEgress(ctx, seq, egressOf(c)); err != nil {
+			e.log.Error("could not record a request's end in the egress ledger", "err", err)
+		}
+	}
+}
+
+// egressOf is a call as the ledger stores it.
+func egressOf(c llm.Call) memory.EgressCall {
+	return memory.EgressCall{At: c.At.UTC(), Host: c.Host, Model: c.Model, Purpose: c.Purpose,
+		BytesOut: c.BytesOut, BytesIn: c.BytesIn, Status: c.Status, Outcome: c.Outcome, Duration: c.Duration.Milliseconds()}
 }
 
 // addEgress records one request that left the machine (an LLM call, or an

@@ -127,12 +127,13 @@ func (s settingsAPI) Test(ctx context.Context, base, model string) (api.Connecti
 		key = nil
 	}
 	client := llm.New(llm.Config{
-		Primary:    llm.Endpoint{Base: base, Model: model, Key: key},
-		Timeout:    30 * time.Second,
-		Retries:    -1,
-		UserAgent:  "HyAtlas/" + Version + " (+connection test)",
-		Ledger:     s.e.ledger,
-		HTTPClient: x.hc,
+		Primary:     llm.Endpoint{Base: base, Model: model, Key: key},
+		Timeout:     30 * time.Second,
+		Retries:     -1,
+		UserAgent:   "HyAtlas/" + Version + " (+connection test)",
+		Ledger:      s.e.ledger,
+		LedgerStart: s.e.ledgerStart,
+		HTTPClient:  x.hc,
 	})
 	start := time.Now()
 	reply, err := client.Complete(ctx, llm.Request{Purpose: "test", User: "Reply with the single word OK."})

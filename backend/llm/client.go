@@ -56,6 +56,12 @@ type Config struct {
 	// Ledger, when set, is called once per HTTP request made, success or
 	// not, from the calling goroutine.
 	Ledger func(Call)
+	// LedgerStart, when set, is called as a request leaves (its connection
+	// made, before its body is written), with Outcome "in_flight"; the
+	// function it returns takes that request's final Call instead of
+	// Ledger. A request is then in the ledger even if the process dies
+	// before its answer.
+	LedgerStart func(Call) func(Call)
 	// HTTPClient is copied, never modified; its Transport is wrapped.
 	HTTPClient *http.Client
 	// Retries is how many times one endpoint is asked again after HTTP 408,
@@ -81,6 +87,8 @@ type Call struct {
 	// 2xx whose body is no chat completion) or empty.
 	Outcome  string
 	Duration time.Duration
+	// finish records this call's end in the row LedgerStart made.
+	finish func(Call)
 }
 
 // Request is one chat exchange.
@@ -371,6 +379,11 @@ func (c *Client) send(ctx context.Context, ep *endpoint, req Request, msgs []mes
 }
 
 func (c *Client) record(call Call) {
+	if f := call.finish; f != nil {
+		call.finish = nil
+		f(call)
+		return
+	}
 	if c.cfg.Ledger != nil {
 		c.cfg.Ledger(call)
 	}

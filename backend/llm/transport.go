@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -34,6 +35,10 @@ type probe struct {
 	header  http.Header
 	body    []byte
 	cut     bool // the connection dropped while the body was read
+	// onConn is called once, when the request has its connection and
+	// before its body is written, with the body's size.
+	onConn func(size int)
+	once   sync.Once
 }
 
 // transport sets the User-Agent and reads each response body whole, so
@@ -56,7 +61,12 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		p.sent = true
 		size := int(max(r.ContentLength, 0))
 		r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
-			GotConn: func(httptrace.GotConnInfo) { p.out = size },
+			GotConn: func(httptrace.GotConnInfo) {
+				p.out = size
+				if p.onConn != nil {
+					p.once.Do(func() { p.onConn(size) })
+				}
+			},
 		}))
 	}
 	resp, err := t.base.RoundTrip(r)
@@ -116,6 +126,13 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 	cfg.HTTPClient = c.hc
 	p := &probe{}
 	start := time.Now()
+	var finish func(Call)
+	if c.cfg.LedgerStart != nil {
+		p.onConn = func(size int) {
+			finish = c.cfg.LedgerStart(Call{At: start, Host: ep.host, Model: ep.model, Purpose: purpose,
+				BytesOut: size, Outcome: "in_flight"})
+		}
+	}
 	resp, err := openai.NewClientWithConfig(cfg).CreateChatCompletion(context.WithValue(ctx, probeKey{}, p), creq)
 	r.status, r.header, r.body = p.status, p.header, p.body
 	if err == nil && (p.status >= 300 || p.status < 200) {
@@ -125,7 +142,7 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 	}
 	if p.sent {
 		r.call = Call{At: start, Host: ep.host, Model: ep.model, Purpose: purpose,
-			BytesOut: p.out, BytesIn: p.in, Status: p.status, Duration: time.Since(start)}
+			BytesOut: p.out, BytesIn: p.in, Status: p.status, Duration: time.Since(start), finish: finish}
 	}
 	switch {
 	case err == nil:

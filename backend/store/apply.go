@@ -231,6 +231,59 @@ func (s *Store) AddEgress(ctx context.Context, c memory.EgressCall) error {
 	})
 }
 
+// Outcomes of a ledger row whose request has no answer yet, and of one whose
+// answer never came because HyAtlas stopped (a crash, a kill, power loss).
+const (
+	EgressInFlight    = "in_flight"
+	EgressInterrupted = "interrupted"
+)
+
+// StartEgress records a request as it leaves, before its answer (outcome
+// EgressInFlight), and returns its row's seq for FinishEgress: a request
+// that went out is in the ledger even when HyAtlas dies before it ends.
+func (s *Store) StartEgress(ctx context.Context, c memory.EgressCall) (int64, error) {
+	var seq int64
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `INSERT INTO egress (at, host, model, purpose, bytes_out, bytes_in,
+			status, outcome, duration_ms) VALUES (?, ?, ?, ?, ?, 0, 0, ?, 0) RETURNING seq`, c.At.UnixMilli(), c.Host,
+			c.Model, c.Purpose, c.BytesOut, EgressInFlight).Scan(&seq)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("record egress: %w", err)
+	}
+	return seq, nil
+}
+
+// FinishEgress writes how the request StartEgress recorded ended.
+func (s *Store) FinishEgress(ctx context.Context, seq int64, c memory.EgressCall) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE egress SET bytes_out = ?, bytes_in = ?, status = ?, outcome = ?,
+			duration_ms = ? WHERE seq = ?`, c.BytesOut, c.BytesIn, c.Status, c.Outcome, c.Duration, seq)
+		if err != nil {
+			return fmt.Errorf("record egress: %w", err)
+		}
+		return nil
+	})
+}
+
+// InterruptEgress marks the requests still in flight when HyAtlas last
+// stopped as interrupted, and counts them; run it at start, before any
+// request.
+func (s *Store) InterruptEgress(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE egress SET outcome = ? WHERE outcome = ?`, EgressInterrupted, EgressInFlight)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("mark interrupted requests: %w", err)
+	}
+	return n, nil
+}
+
 // ListEgress lists the newest calls first.
 func (s *Store) ListEgress(ctx context.Context, limit int) ([]memory.EgressCall, error) {
 	var out []memory.EgressCall

@@ -118,9 +118,45 @@ func (s *Store) RestoreFrom(ctx context.Context, src, before string, beforeSeq u
 		if _, _, err := migrate(ctx, s.writer); err != nil {
 			return fmt.Errorf("migrate the restored database: %w", err)
 		}
+		if before != "" {
+			if err := keepLedger(ctx, s.writer, before); err != nil {
+				return fmt.Errorf("keep the egress ledger: %w", err)
+			}
+		}
 		return nil
 	})
 	return paused, err
+}
+
+// keepLedger puts the egress ledger of before (the database a restore
+// replaced) into the restored one: a restore takes back memories, never
+// the record of what left the machine.
+func keepLedger(ctx context.Context, db *sql.DB, before string) error {
+	if _, err := os.Stat(before); err != nil {
+		return err // a restore copies the current database aside first: it must be there
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS before_restore", before); err != nil {
+		return err
+	}
+	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE before_restore") }()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	const cols = "seq, at, host, model, purpose, bytes_out, bytes_in, status, outcome, duration_ms"
+	if _, err := tx.ExecContext(ctx, "DELETE FROM main.egress"); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO main.egress ("+cols+") SELECT "+cols+" FROM before_restore.egress"); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // copyPages runs one backup or restore to completion in a single step (one

@@ -9,3 +9,7 @@ CREATE TABLE IF NOT EXISTS feedback_requests (
     at         INTEGER NOT NULL  -- unix ms
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS feedback_requests_at ON feedback_requests (at);
+
+-- The egress rows of requests still waiting for their answer (outcome
+-- in_flight), found at start to be marked interrupted.
+CREATE INDEX IF NOT EXISTS egress_in_flight ON egress (seq) WHERE outcome = 'in_flight';
