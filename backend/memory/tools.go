@@ -253,7 +253,7 @@ func (s *Service) toolDelete(ctx context.Context, id string, neverTrue bool, c T
 		return nil, Errorf(EBADREQUEST, "id required")
 	}
 	m, err := s.store.Get(ctx, id)
-	if err != nil || !s.ownerScope(Owner{UserID: c.UserID, AgentID: c.AgentID}).Covers(m.Owner) {
+	if err != nil || !s.ownerScope(Owner{UserID: c.UserID, AgentID: c.AgentID}).Holds(m) {
 		return nil, Errorf(ENOTFOUND, "no memory %q of this user (or of another agent)", id)
 	}
 	in := RetireInput{How: string(RetiredForgotten), Reason: "the agent's memory_delete tool"}
