@@ -10,10 +10,13 @@ import (
 	"time"
 )
 
-// intentions adds L7 goals with their due dates. A goal that restates an
-// open intention (the same words, or a vector at least DedupeScore
+// intentions adds L7 goals with their due dates. A goal that restates a
+// current intention (the same words, or a vector at least DedupeScore
 // similar) is not written again: a turn that continues an open goal must
-// not pile up copies of it.
+// not pile up copies of it. Given a new due date, the goal is written
+// with it and the intention it restates is retired as updated. An
+// intention no longer current (past its TTL, or a day past due) holds
+// nothing back: the goal stated again is written anew.
 func (p *promotion) intentions(ctx context.Context, intents []PlannedIntention) error {
 	if len(intents) == 0 {
 		return nil
@@ -22,48 +25,56 @@ func (p *promotion) intentions(ctx context.Context, intents []PlannedIntention) 
 	if err != nil {
 		return fmt.Errorf("list open intentions: %w", err)
 	}
-	seen := map[string]bool{}
+	current, byText := map[string]Memory{}, map[string]Memory{}
 	for _, m := range open {
-		if !p.retired[m.ID] {
-			seen[NormalizeText(m.Content)] = true
+		if !p.retired[m.ID] && p.s.intentionCurrent(m, p.now) {
+			current[m.ID] = m
+			byText[NormalizeText(m.Content)] = m
 		}
 	}
+	written := map[string]bool{}
 	for _, in := range intents {
 		key := NormalizeText(in.Goal)
-		if seen[key] {
+		if written[key] {
 			continue
 		}
-		dup, err := p.s.nearOpenIntention(ctx, in.Goal, p)
-		if err != nil {
-			return err
+		prev, restates := byText[key]
+		if !restates {
+			if prev, restates, err = p.s.nearCurrentIntention(ctx, in.Goal, p, current); err != nil {
+				return err
+			}
 		}
-		if dup {
+		if restates && (in.DueAt.IsZero() || in.DueAt.Equal(prev.DueAt)) {
 			continue
 		}
-		seen[key] = true
+		written[key] = true
 		m := p.newRow(LayerIntention, in.Goal, CategoryGoal, p.raw.EventAt)
 		m.DueAt = in.DueAt
+		if restates && p.mayRetire(prev) {
+			m.Strength = p.restated(prev)
+			p.retire(prev.ID, RetiredUpdated, m.ID, "the goal was given a new due date")
+		}
 	}
 	return nil
 }
 
-// nearOpenIntention reports whether goal is a near copy of an open
-// intention that this promotion does not retire.
-func (s *Service) nearOpenIntention(ctx context.Context, goal string, p *promotion) (bool, error) {
+// nearCurrentIntention finds the current intention (of current, by id)
+// that goal is a near copy of, by vector.
+func (s *Service) nearCurrentIntention(ctx context.Context, goal string, p *promotion, current map[string]Memory) (Memory, bool, error) {
 	floor := s.cfg.Extraction.DedupeScore
 	if floor <= 0 {
-		return false, nil
+		return Memory{}, false, nil
 	}
 	hits, err := s.similarHits(ctx, "", goal, []Layer{LayerIntention}, p.scope, 3)
 	if err != nil {
-		return false, err
+		return Memory{}, false, err
 	}
 	for _, h := range hits {
-		if h.Score >= floor && !p.retired[h.ID] {
-			return true, nil
+		if m, ok := current[h.ID]; ok && h.Score >= floor && !p.retired[h.ID] {
+			return m, true, nil
 		}
 	}
-	return false, nil
+	return Memory{}, false, nil
 }
 
 // entityKey is the identity of an entity page within an owner's scope.

@@ -29,25 +29,36 @@ const (
 // date among other words only boosts (see applyBoosts).
 func filterCandidates(_ context.Context, r *searchRun) error {
 	now := r.svc.now()
-	ttl := r.svc.cfg.Search.IntentionTTL
 	onlyDate := r.q.dated && onlyGeneric(r.q.terms)
 	kept := r.cands[:0]
 	for _, c := range r.cands {
 		if onlyDate && !c.inWindow && !datedIn(c.row, r.q.window) {
 			continue
 		}
-		if c.row.Layer == LayerIntention {
-			switch {
-			case !c.row.DueAt.IsZero() && now.After(c.row.DueAt.Add(intentionGrace)):
-				continue
-			case c.row.DueAt.IsZero() && ttl > 0 && now.Sub(c.row.CreatedAt) > ttl:
-				continue
-			}
+		if c.row.Layer == LayerIntention && !r.svc.intentionCurrent(c.row, now) {
+			continue
 		}
 		kept = append(kept, c)
 	}
 	r.cands = kept
 	return nil
+}
+
+// intentionCurrent reports whether an intention is still current at now:
+// an undated one for HYATLAS_INTENTION_TTL after it was written, a dated
+// one until a day after it is due. A due date without a time of day (as a
+// model's dates are kept) is due at the start of that day where the owner
+// is, not at midnight UTC: west of UTC that is hours later.
+func (s *Service) intentionCurrent(m Memory, now time.Time) bool {
+	if m.DueAt.IsZero() {
+		ttl := s.cfg.Search.IntentionTTL
+		return ttl <= 0 || now.Sub(m.CreatedAt) <= ttl
+	}
+	due := m.DueAt
+	if loc := s.cfg.Extraction.Location; loc != nil && dayOnly(due) {
+		due = qdDayOf(due.UTC()).midnight(loc)
+	}
+	return !now.After(due.Add(intentionGrace))
 }
 
 // evidence reports whether a candidate is relevant on its own: a cosine

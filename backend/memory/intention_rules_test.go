@@ -1,0 +1,85 @@
+package memory_test
+
+import (
+	"testing"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// TestIntentions_ADueDayIsTheOwnersDay: an intention due on a day (no time
+// of day, kept as midnight UTC) is due at the start of that day where the
+// owner is and stays current a day after that: through the due day, west
+// of UTC as east of it.
+func TestIntentions_ADueDayIsTheOwnersDay(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skip("no time zone data:", err)
+	}
+	r := newRig(t, memory.Config{Search: memory.SearchConfig{IntentionTTL: 168 * time.Hour},
+		Extraction: memory.ExtractionConfig{Location: la}})
+	due := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC) // "due on 30 November"
+	in := r.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "renew the passport", DueAt: due})
+	for _, c := range []struct {
+		name string
+		at   time.Time
+		want bool
+	}{
+		{"the morning of the due day", time.Date(2026, 11, 30, 9, 0, 0, 0, la), true},
+		{"5 pm on the due day (past midnight UTC)", time.Date(2026, 11, 30, 17, 0, 0, 0, la), true},
+		{"11 pm on the due day", time.Date(2026, 11, 30, 23, 0, 0, 0, la), true},
+		{"the morning after", time.Date(2026, 12, 1, 9, 0, 0, 0, la), false},
+	} {
+		r.clock.now = c.at
+		res := searchRes(t, r, memory.SearchInput{Query: "renew passport", MinScore: f64(0)})
+		found := len(res.Hits) > 0 && res.Hits[0].Memory.ID == in.ID
+		if found != c.want {
+			t.Errorf("%s: found %v, want %v", c.name, found, c.want)
+		}
+	}
+}
+
+// TestIntentions_AGoalStatedAgain: a goal restating a current intention is
+// not written again; given a new due date it is, and the old one is
+// retired as updated; one restating an intention past its TTL is written
+// anew, so recall finds it.
+func TestIntentions_AGoalStatedAgain(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Search.IntentionTTL = 168 * time.Hour
+	r, x := newExtractRig(t, cfg)
+	goal := func(text string, due time.Time) {
+		t.Helper()
+		x.set(plan(memory.ExtractPlan{Intentions: []memory.PlannedIntention{{Goal: text, DueAt: due}}}))
+		r.write(t, "about: "+text, "u1")
+	}
+	liveGoals := func() []memory.Memory { return r.live(t, memory.LayerIntention, "u1") }
+	goal("Call mom about the trip", time.Time{})
+	goal("Call mom about the trip", time.Time{})
+	if n := len(liveGoals()); n != 1 {
+		t.Fatalf("a goal stated twice in a row: %d live intentions, want 1", n)
+	}
+	first := liveGoals()[0]
+	dec10 := time.Date(2026, 12, 10, 0, 0, 0, 0, time.UTC)
+	goal("Call mom about the trip", dec10)
+	live := liveGoals()
+	if len(live) != 1 || !live[0].DueAt.Equal(dec10) || live[0].ID == first.ID {
+		t.Fatalf("the goal given a due date: %+v; want one intention, due 10 December", live)
+	}
+	if old := r.get(t, first.ID); old.RetiredHow != memory.RetiredUpdated || old.RetiredBy != live[0].ID {
+		t.Errorf("the undated goal: retired %q by %q, want updated by the dated one", old.RetiredHow, old.RetiredBy)
+	}
+
+	goal("Book the dentist", time.Time{})
+	r.advance(8 * 24 * time.Hour) // past the TTL: no longer current
+	goal("Book the dentist", time.Time{})
+	res := searchRes(t, r, memory.SearchInput{Query: "book dentist", UserIDs: []string{"u1"}, Layer: "l7_intention", MinScore: f64(0)})
+	dentist := 0
+	for _, h := range res.Hits {
+		if h.Memory.Content == "Book the dentist" {
+			dentist++
+		}
+	}
+	if dentist != 1 {
+		t.Errorf("the goal stated again after its TTL: found %d times, want once (written anew)", dentist)
+	}
+}
