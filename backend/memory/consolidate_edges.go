@@ -63,7 +63,7 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 			// Held already; its row was written with it, unless that write
 			// failed (or the app stopped) after the relation was learnt.
 			written := slices.ContainsFunc(p.rows, func(m Memory) bool { return m.Metadata[MetaRelation] == rec.ID })
-			if has, err := s.hasRelationRow(ctx, job.scope, rec.ID, text); err != nil || has || written {
+			if has, err := s.hasRelationRow(ctx, job.scope, rec.ID); err != nil || has || written {
 				if err != nil {
 					errs = append(errs, err)
 				}
@@ -99,9 +99,9 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 // retired (one retired by hand stays retired: it is not written again).
 // A row an upgrade retired as resting on another agent's facts does not
 // count: the agent's own facts stating the relation earn it a row.
-func (s *Service) hasRelationRow(ctx context.Context, scope Scope, rel, text string) (bool, error) {
+func (s *Service) hasRelationRow(ctx context.Context, scope Scope, rel string) (bool, error) {
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerKnowledge}, Scope: scope, Category: categoryRelation,
-		IncludeRetired: true, Text: text, Limit: MaxListLimit})
+		IncludeRetired: true, Relations: []string{rel}, Limit: MaxListLimit})
 	if err != nil {
 		return false, fmt.Errorf("read the rows of relation %s: %w", rel, err)
 	}
@@ -239,7 +239,7 @@ func (s *Service) writeReheld(ctx context.Context, r reheld) error {
 		text := names[rec.From] + " " + rec.Relation + " " + names[rec.To]
 		scope := s.ownerScope(rec.Owner)
 		// A pass (or another change) may have written it meanwhile.
-		if has, err := s.hasRelationRow(ctx, scope, rec.ID, text); err != nil || has {
+		if has, err := s.hasRelationRow(ctx, scope, rec.ID); err != nil || has {
 			if err != nil {
 				return err
 			}
