@@ -208,6 +208,7 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 		m := p.newRow(LayerFact, f.Text, categoryOfLabel(f.Label), at)
 		m.Metadata = map[string]string{MetaLabel: f.Label}
 		id := m.ID
+		var restatedFrom Memory // the fact this one states again, if any
 		if f.Updates != "" {
 			old, same, err := p.asOffered(ctx, f.Updates)
 			if err != nil {
@@ -220,6 +221,7 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 				if err := p.retireFact(ctx, old, RetiredUpdated, id); err != nil {
 					return err
 				}
+				restatedFrom = old
 			}
 		}
 		for _, ref := range f.Replaces {
@@ -235,9 +237,15 @@ func (p *promotion) facts(ctx context.Context, facts []PlannedFact) error {
 			}
 		}
 		if f.Label == LabelUserPreferences {
+			factStrength := m.Strength
 			mirror := p.newRow(LayerProfile, f.Text, CategoryPreference, at)
 			mirror.Metadata = map[string]string{MetaMirrorOf: id}
 			p.rows[len(p.rows)-2].Metadata[MetaMirror] = mirror.ID // the fact (newRow may have moved it)
+			if restatedFrom.ID != "" {
+				if err := p.inheritMirror(ctx, len(p.rows)-1, restatedFrom, factStrength); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -291,6 +299,31 @@ func (p *promotion) retireAsRead(old Memory, how RetireHow, by, reason string) {
 // raised by one reference's bump.
 func (p *promotion) restated(old Memory) float64 {
 	return clampStrength(old.Strength + p.s.cfg.Strength.Bump)
+}
+
+// inheritMirror gives the new L1 mirror p.rows[i] of a fact that states old
+// again the strength it earned: at least the new fact's, and old's
+// mirror's raised by a reference. The mirror is the row the Atlas shows
+// and the prompt block reads, so a preference promoted there stays
+// promoted when it is said again. Taken back if old's retirement is
+// dropped (see giveBack).
+func (p *promotion) inheritMirror(ctx context.Context, i int, old Memory, factStrength float64) error {
+	before := p.rows[i].Strength
+	s := max(before, factStrength)
+	if id := old.Metadata[MetaMirror]; id != "" {
+		mirror, err := p.s.store.Get(ctx, id)
+		switch {
+		case err == nil && mirror.Live():
+			s = max(s, p.restated(mirror))
+		case err != nil && ErrorCode(err) != ENOTFOUND:
+			return fmt.Errorf("read the profile row of %s: %w", old.ID, err)
+		}
+	}
+	if s != before {
+		p.credit(p.rows[i].ID, old.ID, 0, before)
+		p.rows[i].Strength = s
+	}
+	return nil
 }
 
 // countOf is how many times a fact has been stated (1 without a count).
@@ -392,6 +425,15 @@ func (p *promotion) dedupe(ctx context.Context) error {
 			}
 			p.credit(m.ID, old.ID, 0, p.rows[i].Strength)
 			p.rows[i].Strength = max(p.rows[i].Strength, p.restated(old))
+			if mid := m.Metadata[MetaMirror]; mid != "" {
+				for j := range p.rows {
+					if p.rows[j].ID == mid {
+						if err := p.inheritMirror(ctx, j, old, p.rows[i].Strength); err != nil {
+							return err
+						}
+					}
+				}
+			}
 			break
 		}
 	}
