@@ -25,15 +25,25 @@ func TestSyncWrite_GivesUpWaitingAndQueues(t *testing.T) {
 		<-release // a hung endpoint: the first write's call does not return
 		return memory.ExtractPlan{}, nil
 	})
+	// The first write's extraction runs with no wait of its own (as the
+	// workers run it), so it reaches the endpoint however slow this
+	// machine is; a sync write's 50 ms could end before its call began.
+	pending := r.put(t, memory.Memory{Layer: memory.LayerRaw, Content: "first write, its call hangs",
+		Owner: memory.Owner{UserID: "u1"}, Extraction: memory.ExtractPending})
 	first := make(chan memory.ExtractionStatus, 1)
 	go func() {
-		res, err := r.svc.Add(context.Background(), memory.AddInput{Text: "first write, its call hangs", Owner: memory.Owner{UserID: "u1"}})
+		st, err := r.svc.ExtractOne(context.Background(), pending.ID)
 		if err != nil {
 			t.Error(err)
 		}
-		first <- res.ExtractionStatus
+		first <- st
 	}()
-	<-started
+	select {
+	case <-started:
+	case <-time.After(2 * time.Minute): // not a timing check: it fails a hang instead of holding the suite
+		close(release)
+		t.Fatal("the first extraction never reached the endpoint")
+	}
 	second := make(chan memory.AddResult, 1)
 	go func() {
 		res, err := r.svc.Add(context.Background(), memory.AddInput{Text: "second write, same person", Owner: memory.Owner{UserID: "u1"}})
