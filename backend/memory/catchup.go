@@ -173,7 +173,7 @@ func (s *Service) Reprocess(ctx context.Context, in ReprocessInput) (int, error)
 	if !s.cfg.Mode.UsesLLM() || s.xstore == nil {
 		return 0, nil
 	}
-	ids, err := s.xstore.RequeueExtraction(ctx, in.IDs, in.Max)
+	ids, err := s.xstore.RequeueExtraction(ctx, in.IDs, in.Max, s.now().UTC())
 	if err != nil {
 		return 0, err
 	}

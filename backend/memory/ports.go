@@ -319,14 +319,16 @@ type VectorUpdate struct {
 // raw rows, atomic application of a plan, the egress ledger and episodes.
 type ExtractionStore interface {
 	// PendingExtraction lists ids of live raw rows waiting for extraction,
-	// oldest first, created inside [from, to] with fewer than maxTries tries.
+	// oldest first, created at or before to with fewer than maxTries
+	// tries, and created at or after from or requeued then (see
+	// RequeueExtraction).
 	PendingExtraction(ctx context.Context, from, to time.Time, maxTries, limit int) ([]string, error)
-	// RequeueExtraction sets live raw rows pending again, with no tries:
-	// the given ones whatever their state (unknown and non-raw ids are
-	// skipped), or with ids nil the oldest max not extracted (pending,
-	// failed, or skipped in lite mode; max 0: all). It returns the ids it
-	// requeued.
-	RequeueExtraction(ctx context.Context, ids []string, max int) ([]string, error)
+	// RequeueExtraction sets live raw rows pending again, with no tries,
+	// noting at as when they were asked for: the given ones whatever their
+	// state (unknown and non-raw ids are skipped), or with ids nil the
+	// oldest max not extracted (pending, failed, or skipped in lite mode;
+	// max 0: all). It returns the ids it requeued.
+	RequeueExtraction(ctx context.Context, ids []string, max int, at time.Time) ([]string, error)
 	// SetExtraction records where a raw row stands.
 	SetExtraction(ctx context.Context, id string, state ExtractState, tries int, errText string) error
 	// Apply commits every part of c in one transaction. With Extracted

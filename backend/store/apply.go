@@ -73,7 +73,8 @@ func (s *Store) PendingExtraction(ctx context.Context, from, to time.Time, maxTr
 	w.add("retired_at IS NULL")
 	w.add("extract_tries < ?", maxTries)
 	if !from.IsZero() {
-		w.add("created_at >= ?", from.UnixMilli())
+		// A row asked for again counts from when it was asked.
+		w.add("(created_at >= ? OR extract_asked_at >= ?)", from.UnixMilli(), from.UnixMilli())
 	}
 	if !to.IsZero() {
 		w.add("created_at <= ?", to.UnixMilli())
@@ -111,7 +112,7 @@ func (s *Store) SetExtraction(ctx context.Context, id string, state memory.Extra
 // error cleared: the given ids whatever their state, or with ids nil the
 // oldest max rows not extracted (pending, failed, or skipped in lite mode;
 // max 0: all). It returns the ids it requeued, oldest first for nil ids.
-func (s *Store) RequeueExtraction(ctx context.Context, ids []string, max int) ([]string, error) {
+func (s *Store) RequeueExtraction(ctx context.Context, ids []string, max int, at time.Time) ([]string, error) {
 	var done []string
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		done = done[:0]
@@ -142,7 +143,7 @@ func (s *Store) RequeueExtraction(ctx context.Context, ids []string, max int) ([
 		}
 		for _, id := range ids {
 			res, err := tx.ExecContext(ctx, `UPDATE memories SET extract_state = 'pending', extract_tries = 0,
-				extract_error = '' WHERE layer = 'l2_raw' AND retired_at IS NULL AND id = ?`, id)
+				extract_error = '', extract_asked_at = ? WHERE layer = 'l2_raw' AND retired_at IS NULL AND id = ?`, at.UnixMilli(), id)
 			if err != nil {
 				return err
 			}

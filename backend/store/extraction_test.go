@@ -79,7 +79,7 @@ func TestPendingAndRequeue(t *testing.T) {
 		t.Errorf("unbounded, limit 2: %v", got)
 	}
 
-	ids, err := s.RequeueExtraction(ctx, nil, 3)
+	ids, err := s.RequeueExtraction(ctx, nil, 3, time.Now())
 	if err != nil || !slices.Equal(ids, []string{"p1", "p2", "p3"}) {
 		t.Fatalf("requeue the oldest 3: %v %v", ids, err)
 	}
@@ -89,13 +89,39 @@ func TestPendingAndRequeue(t *testing.T) {
 	if m := mustGet(t, s, "f1"); m.Extraction != memory.ExtractFailed {
 		t.Errorf("max 3 requeued a fourth row: %s", m.Extraction)
 	}
-	ids, _ = s.RequeueExtraction(ctx, nil, 0)
+	ids, _ = s.RequeueExtraction(ctx, nil, 0, time.Now())
 	if !slices.Equal(ids, []string{"p1", "p2", "p3", "f1", "lite"}) {
 		t.Errorf("requeue all not extracted: %v", ids)
 	}
-	ids, _ = s.RequeueExtraction(ctx, []string{"done", "fact", "nope"}, 0)
+	ids, _ = s.RequeueExtraction(ctx, []string{"done", "fact", "nope"}, 0, time.Now())
 	if !slices.Equal(ids, []string{"done"}) || mustGet(t, s, "done").Extraction != memory.ExtractPending {
 		t.Errorf("requeue by id: %v", ids)
+	}
+}
+
+// TestRequeuedRowsCountFromWhenAsked: a row older than the catch-up's age
+// limit that was asked for again (reprocess) is listed while the request
+// is within the limit, so a restart or a failed call before its
+// extraction does not forget it.
+func TestRequeuedRowsCountFromWhenAsked(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	now := t0.Add(30 * 24 * time.Hour)
+	insert(t, s,
+		row("old", "a turn from lite mode", extraction(memory.ExtractSkipped), createdAt(t0)),
+		row("stale", "an old pending turn", extraction(memory.ExtractPending), createdAt(t0)))
+	from := now.Add(-7 * 24 * time.Hour) // HYATLAS_CATCHUP_MAX_AGE
+	if got, _ := s.PendingExtraction(ctx, from, now, memory.MaxExtractTries, 10); len(got) != 0 {
+		t.Fatalf("rows older than the limit listed before any request: %v", got)
+	}
+	if ids, err := s.RequeueExtraction(ctx, []string{"old"}, 0, now); err != nil || !slices.Equal(ids, []string{"old"}) {
+		t.Fatalf("requeue: %v %v", ids, err)
+	}
+	if got, _ := s.PendingExtraction(ctx, from, now, memory.MaxExtractTries, 10); !slices.Equal(got, []string{"old"}) {
+		t.Errorf("after the request: %v, want [old] (and not stale, never asked for)", got)
+	}
+	if got, _ := s.PendingExtraction(ctx, from.Add(8*24*time.Hour), now.Add(8*24*time.Hour), memory.MaxExtractTries, 10); len(got) != 0 {
+		t.Errorf("past the limit after the request too: %v, want none", got)
 	}
 }
 
