@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,7 +52,20 @@ func inspectDB(ctx context.Context, path string) (snapshot.DBInfo, error) {
 // beforeUpgrade snapshots a database about to be migrated.
 func beforeUpgrade(dirs dataDirs, log interface{ Info(string, ...any) }) func(context.Context, int, int, func(string) error) error {
 	return func(ctx context.Context, from, to int, copyTo func(string) error) error {
-		tmp, err := os.MkdirTemp(filepath.Dir(dirs.data), ".hyatlas-upgrade-")
+		// A copy an earlier start left (it was stopped while copying) is
+		// this data folder's alone: the instance lock is held. (Versions
+		// before 12 named it without the folder's name.)
+		prefix := ".hyatlas-upgrade-" + filepath.Base(dirs.data) + "-"
+		entries, _ := os.ReadDir(filepath.Dir(dirs.data))
+		for _, e := range entries {
+			if !e.IsDir() || !upgradeCopy(e.Name(), prefix) && !upgradeCopy(e.Name(), ".hyatlas-upgrade-") {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(filepath.Dir(dirs.data), e.Name())); err != nil {
+				return fmt.Errorf("remove the copy an interrupted upgrade left: %w", err)
+			}
+		}
+		tmp, err := os.MkdirTemp(filepath.Dir(dirs.data), prefix)
 		if err != nil {
 			return fmt.Errorf("before-upgrade snapshot: %w", err)
 		}
@@ -67,6 +81,13 @@ func beforeUpgrade(dirs dataDirs, log interface{ Info(string, ...any) }) func(co
 		log.Info("snapshot taken before the schema upgrade", "id", info.ID, "from", from, "to", to)
 		return nil
 	}
+}
+
+// upgradeCopy reports whether name is prefix followed by os.MkdirTemp's
+// digits.
+func upgradeCopy(name, prefix string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
 }
 
 // Snapshots lists the snapshots, newest first.
