@@ -328,7 +328,15 @@ export const graphHistory = (user_id = '') =>
   request<GraphHistory>(`/graph/history${user_id ? `?user_id=${encodeURIComponent(user_id)}` : ''}`);
 export const graphNode = (id: string) => request<GraphNeighbourhood>(`/graph?node=${encodeURIComponent(id)}`);
 export const digestNow = () =>
-  request<{ digest_ok: boolean; reason?: string; report?: { clusters_run: number; edges: number } }>('/digest', json('POST'));
+  request<{ digest_ok: boolean; reason?: string; report?: PassReport }>('/digest', json('POST'));
+
+/** What a consolidation pass did (POST /digest's report). */
+export interface PassReport {
+  clusters_run: number;
+  edges: number;
+  clusters_pending?: number;
+  errors?: string[];
+}
 
 /**
  * Resolves once HyAtlas is back after a restart: it waits until the

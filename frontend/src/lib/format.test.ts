@@ -1,6 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api';
-import { LAYERS, errorKind, errorText, formatUptime, historyLine, llmStateText, modelErrorText, plural, reembedText } from './format';
+import {
+  LAYERS,
+  errorKind,
+  errorText,
+  formatUptime,
+  historyLine,
+  llmProblemText,
+  llmStateText,
+  modelErrorText,
+  passText,
+  plural,
+  reembedText,
+} from './format';
+
+describe('passText', () => {
+  it('says what a pass did, or that it did not finish and why', () => {
+    expect(passText({ digest_ok: true, report: { edges: 2 } })).toBe('Pass done: 2 new relations.');
+    expect(passText({ digest_ok: false, reason: 'consolidation needs ultra mode' })).toBe('consolidation needs ultra mode');
+    expect(
+      passText({
+        digest_ok: true,
+        report: { edges: 0, clusters_pending: 1, errors: ['consolidate: llm: 127.0.0.1:11434 (model llama3): dial tcp: connection refused after 4 attempts'] },
+      }),
+    ).toBe('The pass did not finish: nothing answers at 127.0.0.1:11434: is the model server running? 0 new relations; 1 topic waits for the next pass.');
+  });
+});
+
+describe('llmProblemText', () => {
+  it('words the common failures and keeps any other as it is', () => {
+    const at = (tail: string) => `extract: llm: api.example:443 (model m): ${tail}`;
+    expect(llmProblemText(at('dial tcp: lookup api.example: no such host'))).toBe('the address api.example:443 cannot be found: check it in Settings');
+    expect(llmProblemText(at('HTTP 401: bad key: the extraction endpoint is unavailable'))).toBe('api.example:443 refused the key: check it in Settings');
+    expect(llmProblemText(at('HTTP 404: no such model'))).toBe('api.example:443 does not know this model or address: check both in Settings');
+    expect(llmProblemText(at('timed out'))).toBe('api.example:443 did not answer in time');
+    expect(llmProblemText(at('HTTP 503: busy after 4 attempts'))).toBe('api.example:443 had an error of its own; HyAtlas tries again later');
+    expect(llmProblemText('degraded: something new')).toBe('something new');
+  });
+});
 
 describe('llmStateText', () => {
   it('words every known state', () => {
@@ -13,6 +50,15 @@ describe('llmStateText', () => {
       'endpoint set, waiting for its key: add it in Settings (or run hyatlas key set)',
     );
     expect(llmStateText('unused')).toBe('lite mode: no LLM calls');
+  });
+
+  it('says a set-up endpoint whose last call failed is not ready, in words', () => {
+    const refused =
+      'degraded: extract: llm: 127.0.0.1:11434 (model llama3): dial tcp 127.0.0.1:11434: connect: connection refused after 4 attempts';
+    expect(llmStateText('ok', 'llama3', refused)).toBe(
+      'set (llama3), but its last call failed: nothing answers at 127.0.0.1:11434: is the model server running?',
+    );
+    expect(llmStateText('ok', 'llama3', 'ok')).toBe('ready (llama3)');
   });
 
   it('names an unknown state instead of hiding it', () => {
@@ -64,8 +110,8 @@ describe('layers and wording', () => {
     expect(errorText(new ApiError(500, 'internal', 'disk full'))).toBe(
       'The server answered 500 internal: disk full.',
     );
-    expect(errorText(new ApiError(0, 'unreachable', 'fetch failed'))).toBe(
-      'Cannot reach the HyAtlas server (fetch failed).',
+    expect(errorText(new ApiError(0, 'unreachable', 'HyAtlas did not answer (stopped or restarting?); try again once it is back (fetch failed)'))).toBe(
+      'Cannot reach the HyAtlas server: it stopped or is restarting.',
     );
   });
 });

@@ -21,9 +21,11 @@ export const LAYERS: readonly LayerInfo[] = [
 ];
 
 /** The LLM state in words. */
-export function llmStateText(state: string, model = ''): string {
+export function llmStateText(state: string, model = '', pipeline = ''): string {
   switch (state) {
     case 'ok':
+      // Set up is not the same as working: the last call's failure is said.
+      if (pipeline.startsWith('degraded')) return `set${model ? ` (${model})` : ''}, but its last call failed: ${llmProblemText(pipeline)}`;
       return model ? `ready (${model})` : 'ready';
     case 'unconfigured':
       return 'no extraction model set: memories are kept as written; choose a model in Settings';
@@ -34,6 +36,38 @@ export function llmStateText(state: string, model = ''): string {
     default:
       return `unknown state "${state}"`;
   }
+}
+
+/**
+ * The failure of an extraction call (the status's write_pipeline, or its
+ * text after "degraded: ") in words a user can act on; the raw text is for
+ * the details.
+ */
+export function llmProblemText(raw: string): string {
+  const msg = raw.replace(/^degraded: /, '');
+  const host = /llm: ([^\s]+) \(model/.exec(msg)?.[1] ?? 'the endpoint';
+  if (/connection refused/.test(msg)) return `nothing answers at ${host}: is the model server running?`;
+  if (/no such host|server misbehaving/.test(msg)) return `the address ${host} cannot be found: check it in Settings`;
+  if (/HTTP 401|HTTP 403/.test(msg)) return `${host} refused the key: check it in Settings`;
+  if (/HTTP 404/.test(msg)) return `${host} does not know this model or address: check both in Settings`;
+  if (/HTTP 429/.test(msg)) return `${host} asks to slow down (rate limit); HyAtlas tries again later`;
+  if (/timed out|deadline exceeded|timeout/.test(msg)) return `${host} did not answer in time`;
+  if (/HTTP 5\d\d/.test(msg)) return `${host} had an error of its own; HyAtlas tries again later`;
+  return msg;
+}
+
+/** What a pass the user ran did, or why it did not finish, in words. */
+export function passText(r: { digest_ok: boolean; reason?: string; report?: { edges: number; errors?: string[]; clusters_pending?: number } }): string {
+  if (!r.digest_ok) return r.reason ?? 'No pass ran.';
+  const errs = r.report?.errors ?? [];
+  const edges = plural(r.report?.edges ?? 0, 'new relation', 'new relations');
+  if (errs.length === 0) return `Pass done: ${edges}.`;
+  const left = r.report?.clusters_pending ?? 0;
+  const why = `${llmProblemText(errs[0])}${errs.length > 1 ? ` (and ${errs.length - 1} more)` : ''}`;
+  return (
+    `The pass did not finish: ${why}${/[.?!]$/.test(why) ? '' : '.'} ` +
+    `${edges}${left > 0 ? `; ${plural(left, 'topic waits', 'topics wait')} for the next pass` : ''}.`
+  );
 }
 
 /** Seconds as a short human duration: "42 s", "3 min 5 s", "2 h 3 min", "1 d 4 h". */
@@ -65,7 +99,7 @@ export function errorKind(err: ApiError): ErrorKind {
 
 /** Banner text for failures other than 401 (which has its own markup). */
 export function errorText(err: ApiError): string {
-  if (err.status === 0) return `Cannot reach the HyAtlas server (${err.message}).`;
+  if (err.status === 0) return 'Cannot reach the HyAtlas server: it stopped or is restarting.';
   return `The server answered ${err.status} ${err.code}: ${err.message}.`;
 }
 
