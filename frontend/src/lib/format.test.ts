@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from './api';
 import {
   LAYERS,
+  clipText,
   errorKind,
   errorText,
   formatUptime,
@@ -13,6 +14,15 @@ import {
   plural,
   reembedText,
 } from './format';
+
+describe('clipText', () => {
+  it('keeps a short text and cuts a long one, at a space when one is near', () => {
+    expect(clipText('short', 10)).toBe('short');
+    expect(clipText('aaaa bbbb cccc', 11)).toBe('aaaa bbbb…');
+    expect(clipText('x'.repeat(30), 10)).toBe('x'.repeat(10) + '…');
+    expect(clipText('😀'.repeat(5), 3)).toBe('😀😀😀…'); // never half a character
+  });
+});
 
 describe('passText', () => {
   it('says what a pass did, or that it did not finish and why', () => {

@@ -56,6 +56,15 @@ export function llmProblemText(raw: string): string {
   return msg;
 }
 
+/** The first max characters of text, cut at a space when one is near, with "…"; text itself when it is short. */
+export function clipText(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  const head = chars.slice(0, max).join('');
+  const space = head.lastIndexOf(' ');
+  return `${space > max * 0.8 ? head.slice(0, space) : head}…`;
+}
+
 /** What a pass the user ran did, or why it did not finish, in words. */
 export function passText(r: { digest_ok: boolean; reason?: string; report?: { edges: number; errors?: string[]; clusters_pending?: number } }): string {
   if (!r.digest_ok) return r.reason ?? 'No pass ran.';
