@@ -341,12 +341,12 @@ func TestSnapshot_BeforeUpgrade(t *testing.T) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Undo the newest migration (its indexes), as an older build left it.
+	// Undo the newest migration (its column), as an older build left it.
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(cfg.Paths.Data, store.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(fmt.Sprintf("DROP INDEX memories_request_id; PRAGMA user_version = %d", store.SchemaVersion()-1)); err != nil {
+	if _, err := db.Exec(fmt.Sprintf("ALTER TABLE memories DROP COLUMN extract_asked_at; PRAGMA user_version = %d", store.SchemaVersion()-1)); err != nil {
 		t.Fatal(err)
 	}
 	_ = db.Close()
