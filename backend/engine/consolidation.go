@@ -24,6 +24,9 @@ func (e *Engine) consolidator() memory.Consolidator {
 // consolidateLoop runs the slow path on its schedule: a pass every
 // HYATLAS_CONSOLIDATE_EVERY, or every HYATLAS_CONSOLIDATE_CATCHUP while
 // clusters are still due. A start with work due begins with a pass.
+// pausedRecheck is how often a scheduled pass held by a pause looks again.
+const pausedRecheck = time.Minute
+
 func (e *Engine) consolidateLoop(ctx context.Context) {
 	cfg := e.Config.Consolidate
 	wait := cfg.Every
@@ -39,6 +42,10 @@ func (e *Engine) consolidateLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
+		}
+		if e.x.paused.Load() {
+			timer.Reset(pausedRecheck) // paused: the scheduled pass waits for the resume
+			continue
 		}
 		rep, err := e.Memory.Consolidate(ctx)
 		wait = cfg.Every

@@ -279,32 +279,61 @@ func TestExtraction_ReprocessQueuesAndReturns(t *testing.T) {
 }
 
 // TestExtraction_PauseHoldsBackgroundWork: while paused, writes are kept
-// and queued and nothing is sent; resuming extracts them.
+// and queued and nothing is sent, a write that would wait for its
+// extraction (sync) included; the pause outlives a restart (its file);
+// resuming extracts them.
 func TestExtraction_PauseHoldsBackgroundWork(t *testing.T) {
-	r := newLLMRig(t, func(c *config.Config) {
-		sync := false
-		c.SyncExtract = &sync
-	})
-	_ = r.eng.x.keys.Hand("sk-test-key-1")
-	r.fake.setReply(func(llmRequest) (int, string) {
-		return 200, planJSON([]map[string]any{fact("The user paused and resumed", "project_state")}, nil)
-	})
-	r.eng.PauseExtraction(true)
-	if !r.eng.ExtractionPaused() {
-		t.Fatal("not paused")
+	for _, sync := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sync=%v", sync), func(t *testing.T) {
+			r := newLLMRig(t, func(c *config.Config) { c.SyncExtract = &sync })
+			_ = r.eng.x.keys.Hand("sk-test-key-1")
+			r.fake.setReply(func(llmRequest) (int, string) {
+				return 200, planJSON([]map[string]any{fact("The user paused and resumed", "project_state")}, nil)
+			})
+			r.eng.PauseExtraction(true)
+			if !r.eng.ExtractionPaused() || !pausedBefore(r.eng.Config.Paths.Data) {
+				t.Fatal("not paused, or the pause would not outlive a restart")
+			}
+			if res := r.add(t, "a note written while extraction is paused"); res.ExtractionStatus != memory.StatusPending {
+				t.Fatalf("write while paused: %+v", res)
+			}
+			if n := len(r.fake.requests()); n != 0 {
+				t.Fatalf("%d calls while paused", n)
+			}
+			r.eng.PauseExtraction(false)
+			if pausedBefore(r.eng.Config.Paths.Data) {
+				t.Error("resumed, but the next start would be paused")
+			}
+			r.waitIdle(t)
+			if n := len(r.fake.requests()); n != 1 {
+				t.Fatalf("%d calls after resuming, want 1", n)
+			}
+			if facts := r.live(t, memory.LayerFact); len(facts) != 1 {
+				t.Fatalf("facts after resuming: %+v", facts)
+			}
+		})
 	}
-	if res := r.add(t, "a note written while extraction is paused"); res.ExtractionStatus != memory.StatusPending {
-		t.Fatalf("write while paused: %+v", res)
+}
+
+// TestExtraction_APauseOutlivesARestart: HyAtlas started again after a
+// pause (a crash, Settings' restart) is still paused until resumed.
+func TestExtraction_APauseOutlivesARestart(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t)
+	eng, err := Open(ctx, cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := len(r.fake.requests()); n != 0 {
-		t.Fatalf("%d calls while paused", n)
+	eng.PauseExtraction(true)
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
 	}
-	r.eng.PauseExtraction(false)
-	r.waitIdle(t)
-	if n := len(r.fake.requests()); n != 1 {
-		t.Fatalf("%d calls after resuming, want 1", n)
+	eng, err = Open(ctx, cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if facts := r.live(t, memory.LayerFact); len(facts) != 1 {
-		t.Fatalf("facts after resuming: %+v", facts)
+	defer eng.Close()
+	if !eng.ExtractionPaused() {
+		t.Error("started again after a pause, extraction is not paused")
 	}
 }

@@ -92,6 +92,10 @@ type Deps struct {
 	// Enqueue hands a raw row to the extraction workers (asynchronous
 	// extraction); nil leaves it to the catch-up loop.
 	Enqueue func(id string)
+	// Paused says the person paused extraction (the tray): a write that
+	// would wait for its extraction is queued instead, and nothing is sent
+	// until they resume. nil: never paused.
+	Paused func() bool
 	// Graph gives related memories for graph-assisted recall; nil turns
 	// that stage off.
 	Graph GraphReader
@@ -134,6 +138,7 @@ type Service struct {
 	extractor Extractor
 	xstore    ExtractionStore
 	llmState  func() LLMState
+	paused    func() bool
 	enqueue   func(id string)
 	graph     GraphReader
 	// graphStore keeps the knowledge graph (nil: none); graphCopy is its
@@ -219,7 +224,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		c.Budget = 10 * time.Minute
 	}
 	s := &Service{cfg: cfg, store: d.Store, events: d.Events, now: d.Now, extractor: d.Extractor,
-		xstore: d.ExtractStore, llmState: d.LLMState, enqueue: d.Enqueue, graph: d.Graph, graphStore: d.GraphStore,
+		xstore: d.ExtractStore, llmState: d.LLMState, paused: d.Paused, enqueue: d.Enqueue, graph: d.Graph, graphStore: d.GraphStore,
 		consolidator: d.Consolidator, cstore: d.ConsolidationStore, workspace: d.Workspace,
 		kickReembed: d.KickReembed}
 	s.emb.Store(&embedding{embedder: d.Embedder, index: d.Index, calls: &embedderCalls{}})

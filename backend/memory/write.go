@@ -116,7 +116,7 @@ func (s *Service) Add(ctx context.Context, in AddInput) (AddResult, error) {
 		return AddResult{}, err
 	}
 	if status == StatusPending {
-		if s.cfg.Extraction.Sync {
+		if s.cfg.Extraction.Sync && (s.paused == nil || !s.paused()) {
 			status = s.extractNow(ctx, m.ID)
 		} else {
 			s.enqueue(m.ID)
