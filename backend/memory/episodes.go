@@ -68,6 +68,12 @@ func (s *Service) Housekeep(ctx context.Context) (HousekeepResult, error) {
 			return res, epErr
 		}
 	}
+	if !s.cfg.Extraction.NowOff && !s.nowStaleChecked.Load() {
+		if _, err := s.markStaleNowPages(ctx); err != nil {
+			return res, errors.Join(epErr, err)
+		}
+		s.nowStaleChecked.Store(true) // once per start: from here the marks are kept as changes come
+	}
 	n, err := s.rebuildNowPages(ctx)
 	res.NowPages = n
 	return res, errors.Join(epErr, err)

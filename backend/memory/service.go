@@ -158,7 +158,10 @@ type Service struct {
 	extracting sync.Map // id -> *inflight
 	ownerLocks sync.Map // user id -> chan struct{} (capacity 1: a lock a waiter can give up on)
 	nowDirty   sync.Map
-	contacts   contacts
+	// nowStaleChecked: the first housekeeping pass since the start has
+	// marked the Now pages a change before the stop left stale.
+	nowStaleChecked atomic.Bool
+	contacts        contacts
 	// lastExtractErr is the error of the last extraction that failed,
 	// nil once one succeeds after it (see WritePipeline).
 	lastExtractErr atomic.Pointer[string]
