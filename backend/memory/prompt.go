@@ -47,10 +47,24 @@ func (s *Service) Prompt(ctx context.Context, in PromptInput) (PromptBlock, erro
 		return PromptBlock{}, err
 	}
 	scope.WithShared = true // what the person wrote is every agent's to recall
-	rows, _, err := s.store.List(ctx, ListFilter{Layers: CuratedLayers, Scope: scope,
-		MinStrength: &th, ByStrength: true, Limit: limit})
+	// Read more than limit: some are left out below.
+	read, _, err := s.store.List(ctx, ListFilter{Layers: CuratedLayers, Scope: scope,
+		MinStrength: &th, ByStrength: true, Limit: min(2*limit+10, MaxListLimit)})
 	if err != nil {
 		return PromptBlock{}, fmt.Errorf("read memories for the prompt: %w", err)
+	}
+	// An intention no longer current (past its TTL, a day past due) is no
+	// longer the agent's business, as in recall; a line that says what a
+	// stronger one says (a fact and its profile row) is given once.
+	now, said := s.now(), map[string]bool{}
+	var rows []Memory
+	for _, m := range read {
+		key := NormalizeText(m.Content)
+		if len(rows) == limit || said[key] || m.Layer == LayerIntention && !s.intentionCurrent(m, now) {
+			continue
+		}
+		said[key] = true
+		rows = append(rows, m)
 	}
 	out := PromptBlock{Threshold: th, Memories: rows}
 	if len(rows) == 0 {
