@@ -68,7 +68,44 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 			return Memory{}, errNoStrength(m.Layer)
 		}
 	}
-	return s.update(ctx, id, u)
+	var before Memory
+	if in.Content != nil {
+		var err error
+		if before, err = s.store.Get(ctx, strings.TrimSpace(id)); err != nil {
+			return Memory{}, err
+		}
+	}
+	m, err := s.update(ctx, id, u)
+	if err != nil || in.Content == nil {
+		return m, err
+	}
+	return m, s.editTwin(ctx, before, *in.Content)
+}
+
+// editTwin gives a preference's other row (the L1 profile row of an L3
+// fact, or the fact of a profile row) the text its twin was edited to,
+// while it still says what the twin said before: the Atlas, recall's
+// profile channel and the prompt block must not keep the old preference.
+// A twin edited on its own since is left alone.
+func (s *Service) editTwin(ctx context.Context, before Memory, text string) error {
+	twin := before.Metadata[MetaMirror]
+	if twin == "" {
+		twin = before.Metadata[MetaMirrorOf]
+	}
+	if twin == "" || text == before.Content {
+		return nil
+	}
+	v, err := s.embedOne(ctx, text, PurposeDocument)
+	if err != nil {
+		return err
+	}
+	was := before.Content
+	_, err = s.update(ctx, twin, Update{At: s.now().UTC(), Content: &text, Vector: &v, IfContent: &was})
+	switch ErrorCode(err) {
+	case "", ESTALE, ENOTFOUND: // done, or the twin says something else now, or is gone
+		return nil
+	}
+	return fmt.Errorf("the edit is saved, but the preference's other row still says the old text: %w", err)
 }
 
 // update writes a checked change to a memory, its vector to the index,

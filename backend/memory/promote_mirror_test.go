@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"hyatlas/backend/embed"
 	"hyatlas/backend/memory"
 )
 
@@ -45,5 +46,47 @@ func TestPromote_ARestatedPreferenceKeepsItsProfileStrength(t *testing.T) {
 				t.Errorf("the prompt block lost the promoted preference: %q, %v", block.Text, err)
 			}
 		})
+	}
+}
+
+// An edit of a preference by hand reaches its other row (the fact and its
+// profile row say the same), unless that row was edited on its own since.
+func TestEdit_APreferenceEditReachesItsOtherRow(t *testing.T) {
+	r, x := newExtractRig(t, extractCfg())
+	ctx := context.Background()
+	x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "Prefers tea", Label: memory.LabelUserPreferences}}}))
+	r.write(t, "I prefer tea", "u1")
+	fact, profile := r.live(t, memory.LayerFact, "u1")[0], r.live(t, memory.LayerProfile, "u1")[0]
+	text := "Prefers green tea"
+	if _, err := r.svc.Edit(ctx, fact.ID, memory.EditInput{Content: &text}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.get(t, profile.ID).Content; got != text {
+		t.Errorf("the profile row after the fact's edit: %q, want %q", got, text)
+	}
+	own := "Prefers tea, but never after 6 pm"
+	if _, err := r.svc.Edit(ctx, profile.ID, memory.EditInput{Content: &own}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.get(t, fact.ID).Content; got != own {
+		t.Errorf("the fact after the profile row's edit: %q, want %q", got, own)
+	}
+	// The fact edited on its own: the profile row's next edit leaves it.
+	factOwn := "Prefers rooibos"
+	emb, _ := embed.NewHash(64)
+	vecs, err := emb.Embed(ctx, []string{factOwn}, memory.PurposeDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := memory.Vector{Embedder: emb.Info().ID, Values: vecs[0]}
+	if _, err := r.store.Update(ctx, fact.ID, memory.Update{Content: &factOwn, Vector: &v}); err != nil {
+		t.Fatal(err)
+	}
+	later := "Prefers coffee"
+	if _, err := r.svc.Edit(ctx, profile.ID, memory.EditInput{Content: &later}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.get(t, fact.ID).Content; got != factOwn {
+		t.Errorf("a fact edited on its own was overwritten: %q", got)
 	}
 }

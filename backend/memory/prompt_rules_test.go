@@ -17,7 +17,11 @@ func TestPrompt_HoldsWhatIsCurrentOnce(t *testing.T) {
 	r := newRig(t, memory.Config{Search: memory.SearchConfig{IntentionTTL: 168 * time.Hour},
 		Extraction: memory.ExtractionConfig{Location: time.UTC}})
 	ctx := context.Background()
-	strong := func(m memory.Memory) memory.Memory { m.Strength = 0.9; m.Owner = memory.Owner{UserID: "u1"}; return r.put(t, m) }
+	strong := func(m memory.Memory) memory.Memory {
+		m.Strength = 0.9
+		m.Owner = memory.Owner{UserID: "u1"}
+		return r.put(t, m)
+	}
 	strong(memory.Memory{Layer: memory.LayerFact, Content: "Prefers dark mode", Category: memory.CategoryPreference})
 	strong(memory.Memory{Layer: memory.LayerProfile, Content: "Prefers dark mode", Category: memory.CategoryPreference})
 	strong(memory.Memory{Layer: memory.LayerIntention, Content: "Renew the passport", Category: memory.CategoryGoal,
