@@ -106,9 +106,14 @@ var trivialQueries = func() map[string]bool {
 }()
 
 // trivial reports why a query asks nothing of memory ("" when it does):
-// an acknowledgement ("ok", "thanks"), a slash command, or no word at all.
+// an acknowledgement ("ok", "thanks"), a slash command on one line
+// ("/new", "/model gpt-5"; a path such as "/etc/hosts" is a question's
+// word, and so is a question on the lines after a command), or no word at
+// all. The Hermes plugin's is_trivial reads prompts the same way.
 func trivial(q string) string {
-	if strings.HasPrefix(q, "/") {
+	q = strings.TrimSpace(q)
+	if first, _, _ := strings.Cut(q, " "); strings.HasPrefix(q, "/") && !strings.Contains(q, "\n") &&
+		!strings.Contains(first[1:], "/") {
 		return "a slash command"
 	}
 	norm := strings.Join(strings.FieldsFunc(strings.ToLower(q), notWordRune), " ")

@@ -43,6 +43,9 @@ func TestSearch_TrivialAndOffTopicReturnNothing(t *testing.T) {
 	if res := searchRes(t, r, memory.SearchInput{Query: "what does Miso the cat eat"}); len(res.Hits) == 0 {
 		t.Error("an on-topic question returned nothing")
 	}
+	if res := searchRes(t, r, memory.SearchInput{Query: "/miso/cat/food: what does Miso the cat eat"}); len(res.Hits) == 0 {
+		t.Errorf("a question that starts with a path was taken for a slash command (gated %q)", res.Gated)
+	}
 }
 
 func TestKindOfAndIdentifiers(t *testing.T) {

@@ -29,7 +29,8 @@ _TRIVIAL = re.compile(
     re.IGNORECASE,
 )
 _NO_WORD = re.compile(r"\W*")
-_SLASH_COMMAND = re.compile(r"/\S[^\n]*")
+# A command on one line; a path ("/etc/hosts changed?") is a question.
+_SLASH_COMMAND = re.compile(r"/[^/\s]*(?:[ \t][^\n]*)?")
 # Blocks a recall put into a text: each an opening and a closing tag,
 # found literally (a text of many opening tags without their closing ones
 # is read once, not once per tag).

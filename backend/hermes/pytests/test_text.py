@@ -15,6 +15,7 @@ class Trivial(unittest.TestCase):
         for q in ("ok", "OK.", "thanks!", "thank you", "ok .", "  hi  ", "/new", "/model gpt", "...", "", "   ", "hmmm?", "good morning!"):
             self.assertTrue(text.is_trivial(q), repr(q))
         for q in ("what database does foxtrot use?", "ok so what is my cat called", "/new\nand then tell me about Paris",
+                  "/etc/hosts changed? what did I put in it",
                   "no idea where I left my keys", "hi, where did I park?"):
             self.assertFalse(text.is_trivial(q), repr(q))
 
