@@ -104,6 +104,13 @@ func (s *Store) RestoreFrom(ctx context.Context, src, before string, beforeSeq u
 					return fmt.Errorf("copy the current database: %w", err)
 				}
 			}
+			if before != "" {
+				// Into the copy to restore, before anything changes: a
+				// failure leaves the live data as it is.
+				if err := carryLedger(ctx, src, before); err != nil {
+					return fmt.Errorf("keep the egress ledger (nothing was restored): %w", err)
+				}
+			}
 			if err := copyPages(c.NewRestore, src); err != nil {
 				return fmt.Errorf("restore the database: %w", err)
 			}
@@ -118,33 +125,29 @@ func (s *Store) RestoreFrom(ctx context.Context, src, before string, beforeSeq u
 		if _, _, err := migrate(ctx, s.writer); err != nil {
 			return fmt.Errorf("migrate the restored database: %w", err)
 		}
-		if before != "" {
-			if err := keepLedger(ctx, s.writer, before); err != nil {
-				return fmt.Errorf("keep the egress ledger: %w", err)
-			}
-		}
 		return nil
 	})
 	return paused, err
 }
 
-// keepLedger puts the egress ledger of before (the database a restore
-// replaced) into the restored one: a restore takes back memories, never
-// the record of what left the machine.
-func keepLedger(ctx context.Context, db *sql.DB, before string) error {
+// carryLedger puts the egress ledger of before (a copy of the database a
+// restore replaces) into src, the copy about to be restored: a restore
+// takes back memories, never the record of what left the machine. The
+// ledger goes in with the restore's pages, in its one transaction.
+func carryLedger(ctx context.Context, src, before string) error {
 	if _, err := os.Stat(before); err != nil {
 		return err // a restore copies the current database aside first: it must be there
 	}
-	conn, err := db.Conn(ctx)
+	db, err := sql.Open("sqlite", "file:"+src)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS before_restore", before); err != nil {
+	defer db.Close()
+	db.SetMaxOpenConns(1) // ATTACH holds for one connection
+	if _, err := db.ExecContext(ctx, "ATTACH DATABASE ? AS before_restore", before); err != nil {
 		return err
 	}
-	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE before_restore") }()
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,5 +105,29 @@ func TestEgress_ARestoreKeepsTheLedger(t *testing.T) {
 	}
 	if err := s.AddEgress(ctx, memory.EgressCall{At: at, Host: "h", Model: "m", Purpose: "test", Outcome: "ok"}); err != nil {
 		t.Errorf("a request after the restore: %v", err)
+	}
+}
+
+// TestEgress_ALedgerThatCannotBeCarriedRestoresNothing: when the ledger
+// cannot be put into the copy to restore, the restore fails before it
+// changes anything: the live data is as it was.
+func TestEgress_ALedgerThatCannotBeCarriedRestoresNothing(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "snap.db")
+	if err := s.BackupTo(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, s, row("new", "written after the snapshot"))
+	junk := filepath.Join(dir, "before.db")
+	if err := os.WriteFile(junk, []byte("not a database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RestoreFrom(ctx, snap, junk, s.WriteSeq()); err == nil {
+		t.Fatal("the restore went ahead without the ledger")
+	}
+	if _, err := s.Get(ctx, "new"); err != nil {
+		t.Errorf("a failed restore changed the live data: %v", err)
 	}
 }
