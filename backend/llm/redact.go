@@ -10,6 +10,10 @@ import (
 // redacted stands for the key wherever an endpoint echoed it.
 const redacted = "[redacted]"
 
+// minSecretKey is the shortest key scrubbed from replies: hosted keys are
+// far longer, and a shorter one is a placeholder such as "ollama".
+const minSecretKey = 16
+
 // redactor returns a function that replaces the key in a text an endpoint
 // sent (an error body, a reply), written as it is or escaped as JSON
 // (`\/`, `\u002d`, either case of hex digits) or as a URL (`%2D`), one

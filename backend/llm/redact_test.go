@@ -51,3 +51,15 @@ func TestEscapedOrRepliedKeyIsScrubbed(t *testing.T) {
 		t.Fatalf("reply %q, %v", reply, err)
 	}
 }
+
+// A short placeholder key (what a local server on another machine is given,
+// "ollama" or "x") is no secret: a reply keeps every word of it.
+func TestShortPlaceholderKeyLeavesRepliesWhole(t *testing.T) {
+	f := newFake(t, "Bearer o", step{content: goodJSON})
+	cfg := config(f)
+	cfg.Primary.Key = func(context.Context) (string, error) { return "o", nil } // a letter of the reply
+	var got plan
+	if err := newRig(cfg).CompleteJSON(context.Background(), extractReq(), &got); err != nil || len(got.Facts) != 1 || got.Facts[0] != "moved to Lyon" {
+		t.Fatalf("plan %+v, %v", got, err)
+	}
+}

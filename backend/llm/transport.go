@@ -148,8 +148,13 @@ func (c *Client) exchange(ctx context.Context, ep *endpoint, purpose string, cre
 	case err == nil:
 		r.call.Outcome = "ok"
 		// An endpoint that echoes the key in its reply (a gateway's
-		// "your key is ...") never gets it into a memory or Settings.
-		r.text = scrub(replyText(resp, p.body))
+		// "your key is ...") never gets it into a memory or Settings. A
+		// short key is a placeholder a local server wants ("ollama",
+		// "x"), no secret: scrubbing it would cut words out of replies.
+		r.text = replyText(resp, p.body)
+		if len(key) >= minSecretKey {
+			r.text = scrub(r.text)
+		}
 	case ctx.Err() != nil:
 		r.call.Outcome = "network_error"
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
