@@ -241,7 +241,9 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 		return false, fmt.Errorf("list intentions: %w", err)
 	}
 	for _, m := range intents {
-		texts = append(texts, "Open goal: "+m.Content+dueText(m.DueAt))
+		if s.intentionCurrent(m, s.now()) { // as recall and the prompt block: only what is still current
+			texts = append(texts, "Open goal: "+m.Content+dueText(m.DueAt))
+		}
 	}
 	facts, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerFact}, Scope: scope, Limit: nowFactsMax})
 	if err != nil {

@@ -1,6 +1,8 @@
 package memory_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,5 +83,33 @@ func TestIntentions_AGoalStatedAgain(t *testing.T) {
 	}
 	if dentist != 1 {
 		t.Errorf("the goal stated again after its TTL: found %d times, want once (written anew)", dentist)
+	}
+}
+
+// TestIntentions_NoLongerCurrentIsNotOffered: an intention past its TTL is
+// neither offered to the model as open (so a goal said again is new to
+// it) nor put on the Now page as an open goal.
+func TestIntentions_NoLongerCurrentIsNotOffered(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Search.IntentionTTL = 168 * time.Hour
+	r, x := newExtractRig(t, cfg)
+	x.set(plan(memory.ExtractPlan{Intentions: []memory.PlannedIntention{{Goal: "Call mom about the trip"}}}))
+	var pages []string
+	x.summarize = func(req memory.SummaryRequest) (string, error) {
+		pages = append(pages, strings.Join(req.Texts, " | "))
+		return "now", nil
+	}
+	r.write(t, "I should call mom about the trip", "u1")
+	r.advance(8 * 24 * time.Hour)
+	x.set(plan(memory.ExtractPlan{Facts: []memory.PlannedFact{{Text: "Bought a new kettle", Label: "project_state"}}}))
+	r.write(t, "bought a new kettle", "u1")
+	if open := x.last().OpenIntentions; len(open) != 0 {
+		t.Errorf("offered as open after its TTL: %+v", open)
+	}
+	if _, err := r.svc.Housekeep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 || strings.Contains(pages[len(pages)-1], "Call mom") {
+		t.Errorf("the Now page was built from %q; want it without the goal past its TTL", pages)
 	}
 }
