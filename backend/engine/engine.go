@@ -196,10 +196,6 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		kr = secrets.OSKeyring()
 	}
 	e.x = e.newExtraction(ctx, kr, opts.LLMHTTPClient)
-	if pausedBefore(cfg.Paths.Data) {
-		e.x.paused.Store(true) // paused when HyAtlas stopped: still paused
-		log.Info("extraction is paused (from the tray); Resume extraction sends again")
-	}
 	deps := memory.Deps{Store: st, Index: index, Embedder: emb, Events: e.bus, Now: opts.Now,
 		Extractor: e.x.memoryExtractor(), ExtractStore: st, LLMState: e.x.state, Paused: e.x.paused.Load, Graph: st, GraphStore: st,
 		Consolidator: e.consolidator(), ConsolidationStore: st, Workspace: e.workspace,

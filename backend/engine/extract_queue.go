@@ -3,9 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -131,17 +128,15 @@ func (e *Engine) extractWorker(ctx context.Context) {
 // held, writes are stored and queued as always (one that would wait for
 // its extraction answers pending); nothing is sent to the endpoint on its
 // own (no extraction, episode summary, Now page or scheduled consolidation
-// pass) until it is resumed. A pause outlives a restart: it is kept as a
-// file in the data folder. What the person asks for themselves (a
-// connection test, Run a pass now) still runs.
+// pass) until it is resumed. What the person asks for themselves (a
+// connection test, Run a pass now) still runs. A restart resumes: only the
+// tray can pause and resume, and a start without it (hyatlas serve, no
+// tray host) must not be held for good.
 func (e *Engine) PauseExtraction(paused bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.x.paused.Swap(paused) == paused {
 		return
-	}
-	if err := e.keepPause(paused); err != nil {
-		e.log.Warn("the pause is in force, but will not outlive a restart", "err", err)
 	}
 	if !paused {
 		close(e.x.resume)
@@ -150,27 +145,6 @@ func (e *Engine) PauseExtraction(paused bool) {
 	}
 	e.log.Info("background extraction", "paused", paused)
 	e.publish("extraction.paused", map[string]bool{"paused": paused})
-}
-
-// pausedFile marks, in the data folder, extraction paused.
-const pausedFile = "extraction-paused"
-
-// keepPause writes or removes the pause's file.
-func (e *Engine) keepPause(paused bool) error {
-	path := filepath.Join(e.Config.Paths.Data, pausedFile)
-	if paused {
-		return os.WriteFile(path, []byte("paused from the tray; Resume extraction removes this file\n"), 0o600)
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-// pausedBefore reports whether extraction was paused when HyAtlas stopped.
-func pausedBefore(data string) bool {
-	_, err := os.Stat(filepath.Join(data, pausedFile))
-	return err == nil
 }
 
 // ExtractionPaused reports whether background extraction is held.
