@@ -65,6 +65,11 @@ export function clipText(text: string, max: number): string {
   return `${space > max * 0.8 ? head.slice(0, space) : head}…`;
 }
 
+/** s as a sentence: a full stop added unless it ends with one, "?" or "!". */
+export function sentence(s: string): string {
+  return /[.?!]$/.test(s) ? s : `${s}.`;
+}
+
 /** What a pass the user ran did, or why it did not finish, in words. */
 export function passText(r: { digest_ok: boolean; reason?: string; report?: { edges: number; errors?: string[]; clusters_pending?: number } }): string {
   if (!r.digest_ok) return r.reason ?? 'No pass ran.';
@@ -74,7 +79,7 @@ export function passText(r: { digest_ok: boolean; reason?: string; report?: { ed
   const left = r.report?.clusters_pending ?? 0;
   const why = `${llmProblemText(errs[0])}${errs.length > 1 ? ` (and ${errs.length - 1} more)` : ''}`;
   return (
-    `The pass did not finish: ${why}${/[.?!]$/.test(why) ? '' : '.'} ` +
+    `The pass did not finish: ${sentence(why)} ` +
     `${edges}${left > 0 ? `; ${plural(left, 'topic waits', 'topics wait')} for the next pass` : ''}.`
   );
 }
