@@ -54,11 +54,12 @@ func beforeUpgrade(dirs dataDirs, log interface{ Info(string, ...any) }) func(co
 	return func(ctx context.Context, from, to int, copyTo func(string) error) error {
 		// A copy an earlier start left (it was stopped while copying) is
 		// this data folder's alone: the instance lock is held. (Versions
-		// before 12 named it without the folder's name.)
+		// before schema 12 named it without the folder's name: such a copy
+		// may be another folder's, upgrading now, and is left alone.)
 		prefix := ".hyatlas-upgrade-" + filepath.Base(dirs.data) + "-"
 		entries, _ := os.ReadDir(filepath.Dir(dirs.data))
 		for _, e := range entries {
-			if !e.IsDir() || !upgradeCopy(e.Name(), prefix) && !upgradeCopy(e.Name(), ".hyatlas-upgrade-") {
+			if !e.IsDir() || !upgradeCopy(e.Name(), prefix) {
 				continue
 			}
 			if err := os.RemoveAll(filepath.Join(filepath.Dir(dirs.data), e.Name())); err != nil {

@@ -41,8 +41,8 @@ func TestBeforeUpgrade_RemovesTheCopyAnInterruptedUpgradeLeft(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
-		t.Errorf("the copy an older version left is still there: %v", names)
+	if _, err := os.Stat(legacy); err != nil {
+		t.Errorf("a copy an older version names without its folder was removed: %v", names)
 	}
 	if _, err := os.Stat(left); !os.IsNotExist(err) {
 		t.Errorf("the copy an interrupted upgrade left is still there: %v", names)
@@ -50,7 +50,7 @@ func TestBeforeUpgrade_RemovesTheCopyAnInterruptedUpgradeLeft(t *testing.T) {
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("another data folder's upgrade copy was removed: %v", names)
 	}
-	if len(names) != 2 {
-		t.Errorf("beside the data folder: %v; want only hyatlas and the other folder's copy", names)
+	if len(names) != 3 {
+		t.Errorf("beside the data folder: %v; want only hyatlas and the two other copies", names)
 	}
 }
