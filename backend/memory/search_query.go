@@ -112,8 +112,11 @@ var trivialQueries = func() map[string]bool {
 // all. The Hermes plugin's is_trivial reads prompts the same way.
 func trivial(q string) string {
 	q = strings.TrimSpace(q)
-	if first, _, _ := strings.Cut(q, " "); strings.HasPrefix(q, "/") && !strings.Contains(q, "\n") &&
-		!strings.Contains(first[1:], "/") {
+	first := q
+	if i := strings.IndexAny(q, " \t"); i >= 0 {
+		first = q[:i]
+	}
+	if strings.HasPrefix(q, "/") && !strings.Contains(q, "\n") && !strings.Contains(first[1:], "/") {
 		return "a slash command"
 	}
 	norm := strings.Join(strings.FieldsFunc(strings.ToLower(q), notWordRune), " ")

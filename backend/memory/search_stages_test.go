@@ -29,7 +29,7 @@ func TestSearch_TrivialAndOffTopicReturnNothing(t *testing.T) {
 	r := newRig(t, memory.Config{})
 	r.add(t, "my cat Miso loves tuna and sleeps on the radiator", "u1")
 	r.add(t, "the vet said Miso needs a dental cleaning in spring", "u1")
-	for _, q := range []string{"ok", "Thanks!", "thank you", "/status", "👍", "...", "sounds good"} {
+	for _, q := range []string{"ok", "Thanks!", "thank you", "/status", "/model\tgpt/4", "👍", "...", "sounds good"} {
 		res := searchRes(t, r, memory.SearchInput{Query: q})
 		if len(res.Hits) != 0 || res.Gated == "" {
 			t.Errorf("%q: %d hits, gated %q; want none, gated", q, len(res.Hits), res.Gated)
