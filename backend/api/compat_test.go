@@ -86,6 +86,26 @@ func TestCompat_AddSearchListRoundTrip(t *testing.T) {
 		row["ts"] == nil || row["gmt_created"] == nil || row["session_id"] != "s1" {
 		t.Errorf("retired row = %v", row)
 	}
+	// Dropped by no other row: superseded_by is there, empty (the public
+	// contract's "empty = dropped"); a retirement without a reason still
+	// carries drop_reason.
+	if by, ok := row["superseded_by"]; !ok || by != "" {
+		t.Errorf("a dropped row's superseded_by: %v (present %v), want \"\"", by, ok)
+	}
+	other := a.post("/api/v1/memories", map[string]any{"content": "a row retired with no reason", "user_id": "u1"}, 201)["memory_id"].(string)
+	a.do(req{method: "POST", path: "/api/v1/memories/" + other + "/retire"})
+	found := false
+	for _, it := range a.do(req{path: "/api/v1/list?user_id=u1&include_superseded=true"}).json(t)["memories"].([]any) {
+		if m := it.(map[string]any); m["memory_id"] == other {
+			found = true
+			if r, ok := m["drop_reason"]; !ok || r != "" {
+				t.Errorf("drop_reason of a row retired with no reason: %v (present %v), want \"\"", r, ok)
+			}
+		}
+	}
+	if !found {
+		t.Error("the row retired with no reason is not listed")
+	}
 	for _, k := range []string{"total", "offset", "limit", "memories", "layers", "graph_nodes", "graph_edges"} {
 		if _, ok := l[k]; !ok {
 			t.Errorf("list lacks %q", k)

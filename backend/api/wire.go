@@ -80,10 +80,12 @@ type ListItem struct {
 	EventAt    *time.Time        `json:"event_at,omitempty"`
 	Metadata   map[string]string `json:"metadata,omitempty"`
 	// Set on retired rows only (compat names).
-	InvalidAt     string `json:"invalid_at,omitempty"`
-	SupersededBy  string `json:"superseded_by,omitempty"`
-	SupersededHow string `json:"superseded_how,omitempty"`
-	DropReason    string `json:"drop_reason,omitempty"`
+	InvalidAt string `json:"invalid_at,omitempty"`
+	// A retired row carries superseded_by and drop_reason always, "" when
+	// none (the public contract: empty superseded_by means dropped).
+	SupersededBy  *string `json:"superseded_by,omitempty"`
+	SupersededHow string  `json:"superseded_how,omitempty"`
+	DropReason    *string `json:"drop_reason,omitempty"`
 }
 
 func toListItem(m memory.Memory) ListItem {
@@ -96,7 +98,8 @@ func toListItem(m memory.Memory) ListItem {
 	}
 	if !m.Live() {
 		it.InvalidAt = m.RetiredAt.UTC().Format(time.RFC3339)
-		it.SupersededBy, it.SupersededHow, it.DropReason = m.RetiredBy, string(m.RetiredHow), m.RetireReason
+		by, reason := m.RetiredBy, m.RetireReason
+		it.SupersededBy, it.SupersededHow, it.DropReason = &by, string(m.RetiredHow), &reason
 	}
 	return it
 }
