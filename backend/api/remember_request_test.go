@@ -46,3 +46,16 @@ func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestRemember_TheAnswerShowsTheTimesAReadShows: the answer to a write and a
+// later read of the row give the same times (the store keeps milliseconds).
+func TestRemember_TheAnswerShowsTheTimesAReadShows(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	made := a.post("/api/v1/memories", map[string]any{"content": "Prefers window seats", "user_id": "u1"}, 201)
+	read := a.do(req{path: "/api/v1/memories/" + made["memory_id"].(string)}).json(t)
+	for _, k := range []string{"created_at", "updated_at", "event_at"} {
+		if made[k] != read[k] {
+			t.Errorf("%s: the write answered %v, a read gives %v", k, made[k], read[k])
+		}
+	}
+}

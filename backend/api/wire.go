@@ -44,7 +44,7 @@ func toMemoryJSON(m memory.Memory) MemoryJSON {
 		Category: m.Category, Strength: m.Strength, Source: m.Source,
 		SourceIDs: m.SourceIDs, Metadata: m.Metadata,
 		EventAt: timePtr(m.EventAt), ValidTo: timePtr(m.ValidTo), DueAt: timePtr(m.DueAt),
-		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, RetiredAt: timePtr(m.RetiredAt),
+		CreatedAt: asStored(m.CreatedAt), UpdatedAt: asStored(m.UpdatedAt), RetiredAt: timePtr(m.RetiredAt),
 		RetiredBy: m.RetiredBy, RetiredHow: m.RetiredHow, RetireReason: m.RetireReason,
 		UseCount: m.UseCount, LastUsedAt: timePtr(m.LastUsedAt), Extraction: string(m.Extraction),
 	}
@@ -61,8 +61,13 @@ func timePtr(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
 	}
+	t = asStored(t)
 	return &t
 }
+
+// asStored is t as the store keeps it, to the millisecond: the answer to a
+// write shows the times a later read of the row shows.
+func asStored(t time.Time) time.Time { return t.Truncate(time.Millisecond) }
 
 // ListItem is one row of /api/v1/list (compat), plus ours.
 type ListItem struct {
