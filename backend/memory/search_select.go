@@ -204,6 +204,26 @@ func collectHits(ctx context.Context, r *searchRun) error {
 	for i := range r.hits {
 		r.hits[i].Replaced = replaced[r.hits[i].Memory.ID]
 	}
+	return keywordHitScores(ctx, r)
+}
+
+// keywordHitScores gives the hits of a keyword-only search their Score,
+// the cosine between the query and the memory, as the public contract
+// reports it for every reader. The query is embedded for this alone: the
+// ranking is the keyword leg's.
+func keywordHitScores(ctx context.Context, r *searchRun) error {
+	if r.vec != nil || len(r.hits) == 0 {
+		return nil
+	}
+	v, err := embedWith(ctx, r.emb.embedder, r.q.text, PurposeQuery)
+	if err != nil {
+		return err
+	}
+	for i := range r.hits {
+		if dv, ok := r.emb.index.Vector(r.hits[i].Memory.ID); ok {
+			r.hits[i].Score = dot(v.Values, dv)
+		}
+	}
 	return nil
 }
 
