@@ -182,3 +182,23 @@ func TestMemoryEndpoints(t *testing.T) {
 		t.Errorf("readyz: %d %s", r.status, r.body)
 	}
 }
+
+// TestCompat_APostedListBodyReplacesTheQuerysOwner: on POST /list the
+// body's layer, user_id and agent_id replace the query string's, even when
+// the body leaves them out (the public contract); with no body, the query
+// string's stand.
+func TestCompat_APostedListBodyReplacesTheQuerysOwner(t *testing.T) {
+	a := newAPI(t, rigOpts{auth: true})
+	a.addAs("alice", "", "Alice keeps bees")
+	a.addAs("bob", "", "Bob keeps goats")
+	total := func(q req) float64 { return a.do(q).json(t)["total"].(float64) }
+	if n := total(req{method: "POST", path: "/api/v1/list?user_id=alice", body: `{}`}); n != 2 {
+		t.Errorf("a body without user_id over ?user_id=alice: %v rows, want 2 (every user)", n)
+	}
+	if n := total(req{method: "POST", path: "/api/v1/list?user_id=alice", body: `{"user_id":"bob"}`}); n != 1 {
+		t.Errorf("a body's user_id: %v rows, want bob's 1", n)
+	}
+	if n := total(req{method: "POST", path: "/api/v1/list?user_id=alice"}); n != 1 {
+		t.Errorf("no body: %v rows, want alice's 1", n)
+	}
+}

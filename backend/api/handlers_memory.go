@@ -128,6 +128,11 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if r.Method == http.MethodPost {
+		if r.ContentLength != 0 {
+			// As the public contract: a body's owner and layer replace
+			// the query's, even when it leaves them out.
+			req.Layer, req.UserID, req.AgentID = "", "", ""
+		}
 		if err := decodeJSON(r, &req, true, false); err != nil {
 			return err
 		}
