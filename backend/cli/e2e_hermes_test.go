@@ -44,7 +44,10 @@ func TestHermesPlugin_Python(t *testing.T) {
 	}
 	cmd := exec.Command(py, "-m", "unittest", "discover", "-s", src, "-t", src, "-v")
 	cmd.Dir = src
-	cmd.Env = append(append([]string{}, in.Env...), "PYTHONDONTWRITEBYTECODE=1", "HYATLAS_TEST_BIN="+in.Binary)
+	// TMPDIR: the suite's temporary Hermes homes and plugin folders go
+	// where the test's own temporary data goes, and are removed with it.
+	cmd.Env = append(append([]string{}, in.Env...), "PYTHONDONTWRITEBYTECODE=1", "HYATLAS_TEST_BIN="+in.Binary,
+		"TMPDIR="+t.TempDir())
 	res, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the plugin's Python tests failed (%v):\n%s", err, res)
