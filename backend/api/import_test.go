@@ -263,3 +263,20 @@ func TestImport_ARowWithoutAVectorRestored(t *testing.T) {
 		t.Errorf("status vdb = %v after restoring a row that waits for its vector", st["vdb"])
 	}
 }
+
+// TestImport_AWriteOutOfTriesIsFailedNotWaiting: an imported turn marked
+// pending with the tries of a failed one (3 or more) is imported as failed:
+// left pending it counted as waiting in status while no run picked it up.
+func TestImport_AWriteOutOfTriesIsFailedNotWaiting(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	mem := strings.Replace(importedMemory("mtired", `"extraction":"pending","extract_tries":3`, ""), `"layer":"l3_fact"`, `"layer":"l2_raw"`, 1)
+	if r := a.importBody(strings.Join([]string{importHeader, mem, importEnd(1, 0)}, "\n") + "\n"); r.status != 200 {
+		t.Fatalf("import: %d %s", r.status, r.body)
+	}
+	if st := a.do(req{path: "/api/v1/status"}).json(t); st["unextracted"] != float64(0) {
+		t.Errorf("unextracted = %v, want 0: the row is out of tries", st["unextracted"])
+	}
+	if m := a.do(req{path: "/api/v1/memories/mtired"}).json(t); m["extraction"] != "failed" {
+		t.Errorf("extraction = %v, want failed", m["extraction"])
+	}
+}

@@ -71,6 +71,11 @@ func checkImported(l exportLine) (ExportRow, error) {
 	default:
 		return ExportRow{}, fmt.Errorf("memory %s: unknown extraction state %q", m.ID, m.Extraction)
 	}
+	if m.Extraction == ExtractPending && m.ExtractTries >= MaxExtractTries {
+		// Out of tries is failed (as extraction marks it): left pending, it
+		// would count as waiting in status while no run picks it up.
+		m.Extraction = ExtractFailed
+	}
 	if m.UpdatedAt.IsZero() {
 		m.UpdatedAt = m.CreatedAt
 	}
