@@ -10,16 +10,7 @@ import (
 // ends with another case of a non-ASCII letter or other spacing finds the
 // same relation, and its L5 row: no second row is written.
 func TestConsolidateRerunWithRespeltNamesWritesNoSecondRow(t *testing.T) {
-	c := &scriptedConsolidator{}
-	flaky := &flakyClusters{}
-	r := newRig(t, consolidateCfg(), func(d *memory.Deps) {
-		d.Extractor = &scriptedExtractor{}
-		d.LLMState = func() memory.LLMState { return memory.LLMOK }
-		d.Consolidator = c
-		d.GraphStore = d.ExtractStore.(memory.GraphStore)
-		flaky.ConsolidationStore = d.ExtractStore.(memory.ConsolidationStore)
-		d.ConsolidationStore = flaky
-	})
+	r, c, flaky := newFlakyRig(t)
 	f := r.aliceFacts(t)
 	plan := func(from, to string) memory.ConsolidatePlan {
 		return memory.ConsolidatePlan{Edges: []memory.PlannedEdge{{From: from, FromType: "person", To: to, ToType: "organization",

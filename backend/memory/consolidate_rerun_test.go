@@ -29,11 +29,10 @@ func (f *flakyClusters) SaveClusters(ctx context.Context, owner string, c memory
 	return f.ConsolidationStore.SaveClusters(ctx, owner, c)
 }
 
-// A plan whose writes committed but whose cluster was never marked done
-// (a crash, a failed save) runs again next pass. Running it again must
-// not write anything twice: the merged and dropped facts are gone from
-// the cluster, the pattern and the relation are already known.
-func TestConsolidateRerunAfterALostClusterSaveWritesNothingTwice(t *testing.T) {
+// newFlakyRig is a consolidation rig whose cluster saves fail while
+// flaky.fail is set.
+func newFlakyRig(t *testing.T) (*rig, *scriptedConsolidator, *flakyClusters) {
+	t.Helper()
 	c := &scriptedConsolidator{}
 	flaky := &flakyClusters{}
 	r := newRig(t, consolidateCfg(), func(d *memory.Deps) {
@@ -44,6 +43,15 @@ func TestConsolidateRerunAfterALostClusterSaveWritesNothingTwice(t *testing.T) {
 		flaky.ConsolidationStore = d.ExtractStore.(memory.ConsolidationStore)
 		d.ConsolidationStore = flaky
 	})
+	return r, c, flaky
+}
+
+// A plan whose writes committed but whose cluster was never marked done
+// (a crash, a failed save) runs again next pass. Running it again must
+// not write anything twice: the merged and dropped facts are gone from
+// the cluster, the pattern and the relation are already known.
+func TestConsolidateRerunAfterALostClusterSaveWritesNothingTwice(t *testing.T) {
+	r, c, flaky := newFlakyRig(t)
 	f := r.aliceFacts(t)
 	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
 		flaky.mu.Lock()
