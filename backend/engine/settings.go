@@ -235,7 +235,7 @@ func connectionHint(msg, base string, local, keySent bool) string {
 		return "Nothing at that address, or no such model: the address usually ends in /v1; check the model's name."
 	case has("HTTP 429"):
 		return "The endpoint is limiting requests (or the account has no credit left): try again later."
-	case has("deadline exceeded", "Timeout", "timeout"):
+	case has("deadline exceeded", "Timeout", "timeout", "timed out"):
 		return "No answer within 30 seconds: the server may be busy loading the model; try again."
 	}
 	return ""

@@ -32,6 +32,8 @@ func TestConnectionHint(t *testing.T) {
 		{"a wrong model", "llm: api.example: HTTP 404: model not found", "https://api.example/v1", false, true, "no such model"},
 		{"rate limited", "HTTP 429: slow down", "https://api.example/v1", false, true, "limiting requests"},
 		{"slow", "llm: context deadline exceeded", "http://127.0.0.1:8080/v1", true, false, "No answer within 30 seconds"},
+		// The LLM client's own words for a call past its budget.
+		{"slow, as the client says it", "llm: 10.0.0.5:8000 (model m): timed out", "http://10.0.0.5:8000/v1", false, true, "No answer within 30 seconds"},
 		{"anything else", "llm: HTTP 500: boom", "https://api.example/v1", false, true, ""},
 	}
 	for _, c := range cases {
