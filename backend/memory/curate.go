@@ -56,23 +56,19 @@ func (s *Service) Edit(ctx context.Context, id string, in EditInput) (Memory, er
 		}
 		u.Category = &c
 	}
-	if in.Strength != nil {
-		if st := *in.Strength; math.IsNaN(st) || st < 0 || st > 1 {
-			return Memory{}, Errorf(EINVALID, "strength must be between 0 and 1")
-		}
-		m, err := s.store.Get(ctx, strings.TrimSpace(id))
-		if err != nil {
-			return Memory{}, err
-		}
-		if !m.Layer.Curated() {
-			return Memory{}, errNoStrength(m.Layer)
-		}
+	if st := in.Strength; st != nil && (math.IsNaN(*st) || *st < 0 || *st > 1) {
+		return Memory{}, Errorf(EINVALID, "strength must be between 0 and 1")
 	}
+	// The row as it was: its layer (a strength needs a curated one) and
+	// its text (its twin follows an edit of it; see editTwin).
 	var before Memory
-	if in.Content != nil {
+	if in.Content != nil || in.Strength != nil {
 		var err error
 		if before, err = s.store.Get(ctx, strings.TrimSpace(id)); err != nil {
 			return Memory{}, err
+		}
+		if in.Strength != nil && !before.Layer.Curated() {
+			return Memory{}, errNoStrength(before.Layer)
 		}
 	}
 	m, err := s.update(ctx, id, u)
