@@ -240,10 +240,8 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("list intentions: %w", err)
 	}
-	for _, m := range intents {
-		if s.intentionCurrent(m, s.now()) { // as recall and the prompt block: only what is still current
-			texts = append(texts, "Open goal: "+m.Content+dueText(m.DueAt))
-		}
+	for _, m := range s.currentIntentions(intents, s.now()) { // as recall and the prompt block
+		texts = append(texts, "Open goal: "+m.Content+dueText(m.DueAt))
 	}
 	facts, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerFact}, Scope: scope, Limit: nowFactsMax})
 	if err != nil {

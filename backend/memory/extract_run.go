@@ -320,13 +320,10 @@ func (s *Service) extractRequest(ctx context.Context, raw Memory) (ExtractReques
 	if err != nil {
 		return ExtractRequest{}, fmt.Errorf("list open intentions: %w", err)
 	}
-	now := s.now()
-	for _, m := range intents {
-		// One no longer current is not offered: the goal said again is a
-		// new intention, as promotion writes it (see intentions).
-		if s.intentionCurrent(m, now) {
-			req.OpenIntentions = append(req.OpenIntentions, RelatedIntention{ID: m.ID, Goal: m.Content, DueAt: m.DueAt})
-		}
+	// One no longer current is not offered: the goal said again is a new
+	// intention, as promotion writes it (see intentions).
+	for _, m := range s.currentIntentions(intents, s.now()) {
+		req.OpenIntentions = append(req.OpenIntentions, RelatedIntention{ID: m.ID, Goal: m.Content, DueAt: m.DueAt})
 	}
 	pages, err := s.entityPages(ctx, s.personScope(raw.Owner))
 	if err != nil {

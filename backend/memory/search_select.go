@@ -61,6 +61,18 @@ func (s *Service) intentionCurrent(m Memory, now time.Time) bool {
 	return !now.After(due.Add(intentionGrace))
 }
 
+// currentIntentions keeps the intentions of rows still current at now
+// (see intentionCurrent), in their order.
+func (s *Service) currentIntentions(rows []Memory, now time.Time) []Memory {
+	var out []Memory
+	for _, m := range rows {
+		if s.intentionCurrent(m, now) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // evidence reports whether a candidate is relevant on its own: a cosine
 // at or above the floor, a keyword match holding enough of the query's
 // terms (any match when the query has one or two), or a reason of its own
