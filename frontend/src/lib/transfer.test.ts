@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { importText, importedAnything, sizeText } from './transfer';
+import { importOutcomeUnknown, importText, importedAnything, lostImportText, sizeText } from './transfer';
+import { ApiError } from './api';
 import type { ImportReport } from './types';
 
 const report = (r: Partial<ImportReport>): ImportReport => ({
@@ -44,5 +45,24 @@ describe('importText', () => {
     expect(importedAnything(report({ graph: { nodes: 0, relations: 1, links: 0 } }))).toBe(true);
     expect(importedAnything(report({ skipped: 9, topics: 1 }))).toBe(true);
     expect(importedAnything(report({ skipped: 9 }))).toBe(false);
+  });
+});
+
+describe('importOutcomeUnknown', () => {
+  it.each([
+    ['no answer at all', new ApiError(0, 'unreachable', 'HyAtlas did not answer'), true],
+    ['an answer that could not be read', new ApiError(200, 'bad_response', 'invalid JSON'), true],
+    ['an error that is not an API answer', new TypeError('Failed to fetch'), true],
+    ['a refused file', new ApiError(422, 'invalid', 'line 3: unknown layer'), false],
+    ['a full disk', new ApiError(503, 'unavailable', 'the disk is full'), false],
+    ['a signed-out page', new ApiError(401, 'http_401', 'signed out'), false],
+  ])('%s: %s', (_, err, unknown) => expect(importOutcomeUnknown(err)).toBe(unknown));
+});
+
+describe('lostImportText', () => {
+  it('says the import may have gone through and that the snapshot is kept', () => {
+    expect(lostImportText(new ApiError(0, 'unreachable', 'HyAtlas did not answer'), '10:31')).toBe(
+      "The import's answer was lost (HyAtlas did not answer), so it may have gone through. The snapshot of 10:31, made just before it, is kept: restore it from the list above to undo the import.",
+    );
   });
 });

@@ -2,6 +2,7 @@
 // Export and import). Pure: tested in transfer.test.ts.
 import type { ImportReport } from './types';
 import { plural } from './format';
+import { ApiError } from './api';
 
 /** A file size a person reads: 12 KB, 3.4 MB (never 0 KB). */
 export function sizeText(bytes: number): string {
@@ -12,6 +13,25 @@ const graphAdded = (r: ImportReport) => (r.graph?.nodes ?? 0) + (r.graph?.relati
 
 /** Whether an import changed anything (memories, files, the graph, topics): nothing new means no undo is needed. */
 export const importedAnything = (r: ImportReport) => r.imported > 0 || r.files > 0 || graphAdded(r) > 0 || (r.topics ?? 0) > 0;
+
+/**
+ * Whether an import that failed may still have gone through: its answer
+ * was lost (HyAtlas stopped, the connection broke) or could not be read.
+ * A refusal HyAtlas answered (4xx, 5xx) changed nothing, since an import
+ * is all or nothing.
+ */
+export const importOutcomeUnknown = (err: unknown) =>
+  !(err instanceof ApiError) || err.status === 0 || (err.status >= 200 && err.status < 300);
+
+/**
+ * What the page says when an import's answer was lost: the snapshot made
+ * just before it (before names it by when it was made) is kept, since the
+ * import may have gone through and that snapshot is the only way back.
+ */
+export function lostImportText(err: unknown, before: string): string {
+  const why = err instanceof Error ? err.message : String(err);
+  return `The import's answer was lost (${why}), so it may have gone through. The snapshot of ${before}, made just before it, is kept: restore it from the list above to undo the import.`;
+}
 
 /**
  * What an import did, in words; before names the snapshot made just
