@@ -31,6 +31,9 @@ type FeedbackInput struct {
 type UseRequest struct {
 	ID, Digest string
 	Forget     time.Time
+	// LookOnly asks only whether the request was recorded: nothing is
+	// counted or recorded (some of its memories are gone since).
+	LookOnly bool
 }
 
 // UseResult is what MarkUsed did: the ids it counted, or, for a request it
@@ -81,13 +84,15 @@ func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, id := range ids {
-		if _, ok := rows[id]; !ok {
-			return 0, Errorf(ENOTFOUND, "memory %q not found", id)
-		}
-	}
 	now := s.now().UTC()
 	use := UseRequest{ID: in.RequestID, Digest: idsDigest(ids), Forget: now.Add(-FeedbackRequestKeep)}
+	for _, id := range ids {
+		if _, ok := rows[id]; !ok {
+			// A call sent again after one of its memories was deleted
+			// still gets its first answer.
+			return s.repeatedFeedback(ctx, use, Errorf(ENOTFOUND, "memory %q not found", id))
+		}
+	}
 	res, err := s.store.MarkUsed(ctx, ids, now, s.cfg.Strength.Bump, use)
 	if err != nil {
 		return 0, err
@@ -96,4 +101,22 @@ func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
 		return res.Counted, nil
 	}
 	return len(res.Found), nil
+}
+
+// repeatedFeedback answers a feedback call naming a memory that is gone:
+// a call recorded under its request id gets its first answer; any other
+// gets notFound, and nothing is counted either way.
+func (s *Service) repeatedFeedback(ctx context.Context, use UseRequest, notFound error) (int, error) {
+	if use.ID == "" {
+		return 0, notFound
+	}
+	use.LookOnly = true
+	res, err := s.store.MarkUsed(ctx, nil, s.now().UTC(), 0, use)
+	switch {
+	case err != nil:
+		return 0, err
+	case res.Repeat:
+		return res.Counted, nil
+	}
+	return 0, notFound
 }

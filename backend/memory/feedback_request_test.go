@@ -50,3 +50,44 @@ func TestFeedback_ARequestSentAgainCountsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedback_ASendAgainAfterADeleteGetsItsFirstAnswer: a feedback call
+// whose answer was lost, sent again after one of its memories was deleted,
+// answers as it did the first time and counts nothing; a new call naming
+// the deleted memory is still a 404, and so is one under an unknown id.
+func TestFeedback_ASendAgainAfterADeleteGetsItsFirstAnswer(t *testing.T) {
+	r := newRig(t, memory.Config{})
+	ctx := context.Background()
+	a := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Prefers tea"})
+	b := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Lives in Lyon"})
+	if n, err := r.svc.Feedback(ctx, memory.FeedbackInput{Used: []string{a.ID, b.ID}, RequestID: "r1"}); err != nil || n != 2 {
+		t.Fatalf("first call: %d, %v", n, err)
+	}
+	if err := r.svc.Delete(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name     string
+		in       memory.FeedbackInput
+		wantN    int
+		wantCode memory.Code
+	}{
+		{name: "sent again", in: memory.FeedbackInput{Used: []string{a.ID, b.ID}, RequestID: "r1"}, wantN: 2},
+		{name: "same id, other memories", in: memory.FeedbackInput{Used: []string{b.ID}, RequestID: "r1"}, wantCode: memory.ECONFLICT},
+		{name: "a new id", in: memory.FeedbackInput{Used: []string{a.ID, b.ID}, RequestID: "r2"}, wantCode: memory.ENOTFOUND},
+		{name: "no id", in: memory.FeedbackInput{Used: []string{a.ID, b.ID}}, wantCode: memory.ENOTFOUND},
+	}
+	for _, s := range steps {
+		n, err := r.svc.Feedback(ctx, s.in)
+		if memory.ErrorCode(err) != s.wantCode || (err == nil && n != s.wantN) {
+			t.Errorf("%s: counted %d, %v; want %d, code %q", s.name, n, err, s.wantN, s.wantCode)
+		}
+		if got := r.get(t, a.ID).UseCount; got != 1 {
+			t.Fatalf("%s: a used %d times, want 1", s.name, got)
+		}
+	}
+	// "a new id" recorded nothing: sent again later, once b is known, it is new.
+	if n, err := r.svc.Feedback(ctx, memory.FeedbackInput{Used: []string{a.ID}, RequestID: "r2"}); err != nil || n != 1 {
+		t.Fatalf("r2 after the 404: %d, %v; want a first count", n, err)
+	}
+}

@@ -255,7 +255,8 @@ func (s *Store) DropVectors(ctx context.Context, ids []string) error {
 // returns the ids that exist; unknown ids change nothing. A call with a
 // request id is recorded in the same transaction, so a crash cannot count
 // it without recording it, or record it without counting it; a recorded
-// one counts nothing again (memory.UseRequest).
+// one counts nothing again (memory.UseRequest). With req.LookOnly it only
+// reports whether the request was recorded.
 func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time, bump float64, req memory.UseRequest) (memory.UseResult, error) {
 	var res memory.UseResult
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -274,6 +275,8 @@ func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time, bump f
 				return nil
 			case !errors.Is(err, sql.ErrNoRows):
 				return err
+			case req.LookOnly:
+				return nil
 			}
 		}
 		for _, id := range ids {
