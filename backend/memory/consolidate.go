@@ -18,10 +18,11 @@ import (
 //   - Merged and dropped facts are retired (merged, dropped + reason),
 //     never deleted, so Restore undoes them. Progress is saved after every
 //     cluster.
-//   - A cluster whose call fails three passes in a row is skipped until a
-//     fact joins it or a day passes. When two or more calls of a pass fail
-//     and none succeeds, the provider is taken to be down and no cluster
-//     is charged a failure.
+//   - A cluster whose call fails three passes in a row (an unreadable or
+//     refused reply) is skipped until a fact joins it or a day passes. A
+//     provider error (ErrProvider: down, overloaded, no key) is never
+//     charged to a cluster; nor is any failure when two or more calls of a
+//     pass fail and none succeeds (the provider is taken to be down).
 
 // Consolidation guards and bounds.
 const (

@@ -334,6 +334,25 @@ func TestConsolidateProviderDownChargesNothing(t *testing.T) {
 	}
 }
 
+// TestConsolidateProviderErrorOnALoneTopicChargesNothing: an outage that
+// meets a pass with a single due topic is not that topic's failure; it is
+// called again every pass and does not rest.
+func TestConsolidateProviderErrorOnALoneTopicChargesNothing(t *testing.T) {
+	r, c := newConsolidateRig(t, consolidateCfg())
+	r.aliceFacts(t)
+	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+		return memory.ConsolidatePlan{}, fmt.Errorf("connection refused: %w", memory.ErrProvider)
+	})
+	for pass := range memory.ClusterMaxFails + 1 {
+		if rep := r.consolidate(t); rep.ClustersPending != 1 || rep.SkippedOwners != 0 {
+			t.Fatalf("pass %d: %+v", pass+1, rep)
+		}
+	}
+	if c.calls() != memory.ClusterMaxFails+1 {
+		t.Fatalf("%d calls: the topic was rested after an outage", c.calls())
+	}
+}
+
 func TestConsolidateIsSingleFlight(t *testing.T) {
 	r, c := newConsolidateRig(t, consolidateCfg())
 	r.aliceFacts(t)
