@@ -82,6 +82,12 @@ func checkImportedNode(l exportLine) (GraphNode, error) {
 	return n, nil
 }
 
+// maxImportedEvidence bounds a relation's evidence in an import. It is not
+// maxEvidence, which bounds one learning: each restatement of a relation
+// adds its memories, so a relation held here can have many more, and its
+// export must import.
+const maxImportedEvidence = 1_000_000
+
 // checkImportedRelation validates one graph_relation record (one belief
 // record; its ends are checked against the export's nodes once all are
 // read, see checkGraph).
@@ -106,8 +112,8 @@ func checkImportedRelation(l exportLine) (GraphEdge, error) {
 		return e, fmt.Errorf("relation %s: its times must fall within the years 1 to 9999", e.ID)
 	case !expiredHows[e.ExpiredHow] || (e.ExpiredHow == "") != e.ExpiredAt.IsZero():
 		return e, fmt.Errorf("relation %s: expired_at and expired_how must come together (%q)", e.ID, e.ExpiredHow)
-	case len(e.Facts)+len(e.Turns) > maxEvidence:
-		return e, fmt.Errorf("relation %s: more than %d memories as evidence", e.ID, maxEvidence)
+	case len(e.Facts)+len(e.Turns) > maxImportedEvidence:
+		return e, fmt.Errorf("relation %s: more than %d memories as evidence", e.ID, maxImportedEvidence)
 	case checkLabel("expired_by", e.ExpiredBy) != nil:
 		return e, fmt.Errorf("relation %s: an invalid expired_by", e.ID)
 	}

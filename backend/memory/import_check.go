@@ -21,8 +21,8 @@ func checkImported(l exportLine) (ExportRow, error) {
 		return ExportRow{}, fmt.Errorf("a memory needs an id (at most 256 bytes, no control characters, no / or \\, not . or ..)")
 	case checkLabel("category", m.Category) != nil || len(m.Category) > maxCategoryLen:
 		return ExportRow{}, fmt.Errorf("memory %s: category must be at most %d bytes of plain text", m.ID, maxCategoryLen)
-	case checkLabel("source", m.Source) != nil:
-		return ExportRow{}, fmt.Errorf("memory %s: source must be at most %d bytes of plain text", m.ID, maxIDLen)
+	case checkLabelLen("source", m.Source, maxSourceLen) != nil:
+		return ExportRow{}, fmt.Errorf("memory %s: source must be at most %d bytes of plain text", m.ID, maxSourceLen)
 	case !m.Layer.Valid():
 		return ExportRow{}, fmt.Errorf("memory %s: unknown layer %q", m.ID, m.Layer)
 	case strings.TrimSpace(m.Content) == "" || !utf8.ValidString(m.Content):

@@ -244,12 +244,19 @@ func (s *Service) extractionStatus() ExtractionStatus {
 	}
 }
 
+// conversationSource prefixes a session id to make a row's source; a
+// source is therefore at most maxSourceLen bytes.
+const (
+	conversationSource = "conversation:"
+	maxSourceLen       = len(conversationSource) + maxIDLen
+)
+
 func sourceOf(source, session string) string {
 	switch {
 	case source != "":
 		return source
 	case session != "":
-		return "conversation:" + session
+		return conversationSource + session
 	default:
 		return "api"
 	}
@@ -282,9 +289,12 @@ const reservedOwner = "all"
 
 // checkLabel validates an identifier-like field: at most 256 bytes of
 // valid UTF-8 without control characters.
-func checkLabel(field, v string) error {
-	if len(v) > maxIDLen {
-		return Errorf(EINVALID, "%s is longer than %d bytes", field, maxIDLen)
+func checkLabel(field, v string) error { return checkLabelLen(field, v, maxIDLen) }
+
+// checkLabelLen is checkLabel with a length of its own.
+func checkLabelLen(field, v string, max int) error {
+	if len(v) > max {
+		return Errorf(EINVALID, "%s is longer than %d bytes", field, max)
 	}
 	if !utf8.ValidString(v) || strings.IndexFunc(v, unicode.IsControl) >= 0 {
 		return Errorf(EINVALID, "%s has invalid characters", field)
