@@ -151,8 +151,9 @@ type restoreMarker struct {
 // then, while writes wait, copies the current database aside and swaps the
 // snapshot's in (one SQLite transaction), rebuilds the vector index and
 // lets writes go on; then it puts the snapshot's workspace files in place
-// and keeps the replaced state as a before-restore snapshot, and queues
-// the restored data's writes that wait for extraction. A crash at any
+// and keeps the replaced state as a before-restore snapshot, queues the
+// restored data's writes that wait for extraction and asks for a
+// re-embedding pass (for rows whose vectors are another model's). A crash at any
 // point leaves the old data or the new, never a mix (recoverRestore
 // finishes or discards the work at the next start).
 func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport, error) {
@@ -234,6 +235,9 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 		return fail(fmt.Errorf("restore %s (nothing changed): %w", id, err))
 	}
 	testPause("restored")
+	// Rows the snapshot holds with another model's vectors (made before a
+	// model switch) get this model's.
+	e.kickReembed()
 	if wsErr != nil {
 		e.queueUnfinished()
 		return RestoreReport{}, fmt.Errorf("the memories of %s are restored but its workspace files could not be put in place; the next start finishes it: %w", id, wsErr)
