@@ -9,3 +9,10 @@ func AfterImportFiles(f func()) (undo func()) {
 	afterImportFiles = f
 	return func() { afterImportFiles = nil }
 }
+
+// ImportWaits sets what runs when an import waits for another, for
+// package memory_test.
+func ImportWaits(f func()) (undo func()) {
+	importWaits = f
+	return func() { importWaits = nil }
+}

@@ -79,12 +79,20 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 }
 
 // importLocked writes the files and commits the memories of b, and
-// returns the ids written. The files and the memories go in under one
+// returns the ids written. Imports write one at a time (Service.importing);
+// each reads and checks its file before it waits. The files and the memories go in under one
 // read lock of indexSync: a snapshot restore (which takes it) waits for
 // the whole import and never swaps the workspace between the two, so an
 // acknowledged import is in the restored data whole; and an embedder
 // switch cannot come between the commit and the index update.
 func (s *Service) importLocked(ctx context.Context, b importBatch, rep *ImportReport) ([]string, error) {
+	if !s.importing.TryLock() {
+		if importWaits != nil {
+			importWaits()
+		}
+		s.importing.Lock()
+	}
+	defer s.importing.Unlock()
 	s.indexSync.RLock()
 	defer s.indexSync.RUnlock()
 	var wrote []WorkspaceDoc
@@ -399,6 +407,9 @@ type journaledFile struct {
 // afterImportFiles, when set (tests), runs between an import's files and
 // its commit: where a crash leaves the files without their memories.
 var afterImportFiles func()
+
+// importWaits, when set (tests), runs when an import waits for another.
+var importWaits func()
 
 // journalFiles writes down the workspace files an import is about to
 // write: those the agent does not have yet (a file already there is never

@@ -172,6 +172,10 @@ type Service struct {
 	consolidating atomic.Pointer[ConsolidationProgress]
 
 	indexSync sync.RWMutex
+	// importing lets one import write at a time: imports share the
+	// JournalImport entry that lets a crash's files be taken back. It is
+	// taken before indexSync.
+	importing sync.Mutex
 	// storeGen counts the restores that replaced the store (ReplaceStore
 	// moves it under indexSync). Background work notes it before it reads
 	// and writes only while it is unchanged (see writeGen), so a result
