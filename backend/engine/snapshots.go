@@ -293,58 +293,13 @@ func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info,
 			return before, err
 		}
 	}
+	if err := e.workspace.Hold(func() error { return keepOthers(filepath.Join(work, "workspace.old"), e.liveWorkspace()) }); err != nil {
+		return before, err
+	}
 	return before, os.RemoveAll(work)
 }
 
 func (e *Engine) liveWorkspace() string { return filepath.Join(e.Config.Paths.Data, "workspace") }
-
-// swapWorkspace puts the snapshot's workspace folder (work/new/workspace)
-// where the live one is, moving the live one to work/workspace.old for the
-// before-restore snapshot. It runs with the workspace's writes held, and
-// again after a crash (a step already done is skipped). A live folder that
-// came back after the old one was moved out holds files written after the
-// swap began (an older version did not hold the writes): they are newer
-// than the snapshot's and are kept over them.
-func swapWorkspace(live, work string) error {
-	newWS, oldWS := filepath.Join(work, "new", "workspace"), filepath.Join(work, "workspace.old")
-	if !exists(newWS) {
-		return nil
-	}
-	if exists(live) {
-		var err error
-		if !exists(oldWS) {
-			err = os.Rename(live, oldWS)
-		} else if err = moveFilesInto(live, newWS); err == nil {
-			err = os.RemoveAll(live)
-		}
-		if err != nil {
-			return fmt.Errorf("restore the workspace: %w", err)
-		}
-	}
-	if err := os.Rename(newWS, live); err != nil {
-		return fmt.Errorf("restore the workspace: %w", err)
-	}
-	return nil
-}
-
-// moveFilesInto moves every file under from to the same place under to,
-// replacing what is there.
-func moveFilesInto(from, to string) error {
-	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return err
-		}
-		return os.Rename(p, dst)
-	})
-}
 
 // recoverRestore finishes or discards a restore a crash interrupted: if
 // the database holds the restore's token, the swap went in and the rest is

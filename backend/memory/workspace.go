@@ -33,11 +33,25 @@ const DefaultAgent = "default"
 
 var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// WorkspaceFiles are the files of an agent's workspace.
+var WorkspaceFiles = []WorkspaceFile{FileSoul, FileMemory, FileUser}
+
+// IsWorkspaceEntry says whether agent/file, as a folder and a file name
+// are spelt on disk, is an agent's workspace file: what snapshots keep
+// and restore. Anything else in the workspace folder is not HyAtlas's.
+func IsWorkspaceEntry(agent, file string) bool {
+	if a, err := ParseAgent(agent); err != nil || a != agent {
+		return false
+	}
+	f, err := ParseWorkspaceFile(file)
+	return err == nil && string(f) == file
+}
+
 // ParseWorkspaceFile reads a file name: SOUL.md, MEMORY.md or USER.md
 // (any case, with or without .md).
 func ParseWorkspaceFile(s string) (WorkspaceFile, error) {
 	name := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), ".MD") + ".md"
-	for _, f := range []WorkspaceFile{FileSoul, FileMemory, FileUser} {
+	for _, f := range WorkspaceFiles {
 		if string(f) == name {
 			return f, nil
 		}

@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -201,28 +202,44 @@ func addFile(zw *zip.Writer, name, path string, sums map[string]string) error {
 	return nil
 }
 
-// addWorkspace adds every regular file under dir as workspace/<agent>/<file>.
+// addWorkspace adds the agents' workspace files under dir
+// (<agent>/SOUL.md, MEMORY.md, USER.md) as workspace/<agent>/<file>: the
+// entries a restore takes. Anything else in the folder (an editor's
+// backup, a .git folder) is not HyAtlas's and is left out, so it can never
+// make a snapshot unrestorable. A file that is a symbolic link is kept
+// with what it points at.
 func addWorkspace(zw *zip.Writer, dir string, sums map[string]string) error {
 	if dir == "" {
 		return nil
 	}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		return addFile(zw, workspaceDir+filepath.ToSlash(rel), p, sums)
-	})
+	agents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	for _, a := range agents {
+		for _, f := range memory.WorkspaceFiles {
+			if !memory.IsWorkspaceEntry(a.Name(), string(f)) {
+				break
+			}
+			p := filepath.Join(dir, a.Name(), string(f))
+			st, err := os.Stat(p)
+			switch {
+			case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+				continue // no such file, or the agent's entry is not a folder
+			case err != nil:
+				return err
+			case !st.Mode().IsRegular():
+				continue
+			}
+			if err := addFile(zw, workspaceDir+a.Name()+"/"+string(f), p, sums); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func writeManifest(zw *zip.Writer, m Manifest) error {

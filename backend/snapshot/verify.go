@@ -106,13 +106,7 @@ func entryPath(dir, name string) (string, error) {
 	}
 	rest, ok := strings.CutPrefix(name, workspaceDir)
 	agent, file, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 {
-		return "", fmt.Errorf("unexpected entry %q", name)
-	}
-	if a, err := memory.ParseAgent(agent); err != nil || a != agent {
-		return "", fmt.Errorf("unexpected entry %q", name)
-	}
-	if f, err := memory.ParseWorkspaceFile(file); err != nil || string(f) != file {
+	if !ok || !ok2 || !memory.IsWorkspaceEntry(agent, file) {
 		return "", fmt.Errorf("unexpected entry %q", name)
 	}
 	return filepath.Join(dir, "workspace", agent, file), nil

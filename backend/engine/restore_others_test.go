@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"hyatlas/backend/snapshot"
+)
+
+// TestSnapshot_OtherFilesInTheWorkspaceFolder: what else a person keeps
+// in the workspace folder (an editor's backup, notes, a .git folder, a
+// misspelt file) never makes a snapshot unrestorable, and a restore leaves
+// it as it is; a workspace file that is a symbolic link is kept with what
+// it points at, and the restore puts that back.
+func TestSnapshot_OtherFilesInTheWorkspaceFolder(t *testing.T) {
+	ctx := context.Background()
+	eng := openSnapEngine(t)
+	ws := filepath.Join(eng.Config.Paths.Data, "workspace")
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(ws, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(ws, rel))
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		return string(b)
+	}
+	if _, err := eng.Memory.WriteWorkspace(ctx, "hermes", "SOUL.md", "then\n", ""); err != nil {
+		t.Fatal(err)
+	}
+	others := map[string]string{"hermes/SOUL.md~": "backup", "notes.txt": "notes", ".git/HEAD": "ref: main",
+		"hermes/soul.md": "misspelt", "hermes/sub/x.md": "deeper", ".hidden/USER.md": "a dot folder"}
+	for rel, content := range others {
+		write(rel, content)
+	}
+	outside := filepath.Join(t.TempDir(), "user.md")
+	if err := os.WriteFile(outside, []byte("linked then\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, "claude", "USER.md")); err != nil {
+		t.Fatal(err)
+	}
+
+	snap, err := eng.CreateSnapshot(ctx, snapshot.ReasonManual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.VerifySnapshot(ctx, snap.ID); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if _, err := eng.Memory.WriteWorkspace(ctx, "hermes", "SOUL.md", "now\n", ""); err != nil {
+		t.Fatal(err)
+	}
+	write("notes.txt", "notes, later")
+	others["notes.txt"] = "notes, later"
+
+	rep, err := eng.RestoreSnapshot(ctx, snap.ID)
+	if err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if got := read("hermes/SOUL.md"); got != "then\n" {
+		t.Errorf("SOUL.md = %q after the restore", got)
+	}
+	if got := read("claude/USER.md"); got != "linked then\n" {
+		t.Errorf("the linked USER.md = %q after the restore", got)
+	}
+	for rel, content := range others {
+		if got := read(rel); got != content {
+			t.Errorf("%s = %q after the restore, want it left as it was (%q)", rel, got, content)
+		}
+	}
+	if _, err := eng.VerifySnapshot(ctx, rep.Before.ID); err != nil {
+		t.Fatalf("the before-restore snapshot: %v", err)
+	}
+	// Undo: the workspace file comes back; the other files stay.
+	if _, err := eng.RestoreSnapshot(ctx, rep.Before.ID); err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+	if got := read("hermes/SOUL.md"); got != "now\n" {
+		t.Errorf("SOUL.md = %q after the undo", got)
+	}
+	if got := read("notes.txt"); got != "notes, later" {
+		t.Errorf("notes.txt = %q after the undo", got)
+	}
+}
