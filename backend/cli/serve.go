@@ -181,11 +181,16 @@ func running(ctx context.Context, cfg config.Config) portUse {
 	if cfg.Port == 0 {
 		return portFree
 	}
+	// No token yet: no HyAtlas of this configuration has started, so
+	// anything that answers is another program.
 	token, _ := api.ReadToken(cfg.Paths.Config)
 	c := client.New("http://"+joinHostPort(host, cfg.Port), token)
 	c.HTTP.Timeout = 2 * time.Second
+	var answered *client.Error
 	switch err := c.Health(ctx); {
-	case errors.Is(err, client.ErrNotHyAtlas):
+	case errors.Is(err, client.ErrNotHyAtlas) || errors.As(err, &answered) || (err == nil && token == ""):
+		// It answered, but could not prove it holds the token, or not as
+		// HyAtlas answers (a 404).
 		return portStranger
 	case err != nil:
 		return portFree

@@ -26,8 +26,23 @@ import (
 // (the server proves it holds the token first, see api.Proof). Starting
 // HyAtlas says another program holds its address.
 func TestAProgramOnHyAtlasPortGetsNoTokenAndNoKey(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		hasToken bool // HyAtlas ran here before; else a fresh install
+		status   int  // what the program answers to everything
+	}{
+		{"after HyAtlas ran here, a program answering 200", true, http.StatusOK},
+		{"a fresh install, a program answering 200", false, http.StatusOK},
+		{"a fresh install, a program answering 404", false, http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) { squatterCase(t, tc.hasToken, tc.status) })
+	}
+}
+
+func squatterCase(t *testing.T, hasToken bool, status int) {
 	const token = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	const llmKey = "sk-live-SECRET-KEY-0123456789"
+	const diary = "my private diary entry"
 	var mu sync.Mutex
 	var seen bytes.Buffer
 	squatter := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -36,6 +51,7 @@ func TestAProgramOnHyAtlasPortGetsNoTokenAndNoKey(t *testing.T) {
 		seen.WriteString(r.Method + " " + r.URL.String() + " auth=" + r.Header.Get("Authorization") + " body=" + string(b) + "\n")
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
 		switch r.URL.Path {
 		case "/healthz":
 			_, _ = w.Write([]byte(`{"status":"ok"}`))
@@ -53,18 +69,20 @@ func TestAProgramOnHyAtlasPortGetsNoTokenAndNoKey(t *testing.T) {
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(cfgDir, api.TokenFile), []byte(token+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// HyAtlas ran here before and quit: its discovery file names a process
-	// that is gone.
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Skip("no `true` to make a dead pid:", err)
-	}
-	if err := hermes.WriteDiscovery(cfgDir, hermes.Discovery{Address: "http://127.0.0.1:" + port,
-		TokenFile: filepath.Join(cfgDir, api.TokenFile), Auth: true, PID: dead.ProcessState.Pid(), Written: time.Now()}); err != nil {
-		t.Fatal(err)
+	if hasToken {
+		if err := os.WriteFile(filepath.Join(cfgDir, api.TokenFile), []byte(token+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// HyAtlas ran here before and quit: its discovery file names a
+		// process that is gone.
+		dead := exec.Command("true")
+		if err := dead.Run(); err != nil {
+			t.Fatal("no `true` to make a dead pid:", err)
+		}
+		if err := hermes.WriteDiscovery(cfgDir, hermes.Discovery{Address: "http://127.0.0.1:" + port,
+			TokenFile: filepath.Join(cfgDir, api.TokenFile), Auth: true, PID: dead.ProcessState.Pid(), Written: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	env := map[string]string{
 		"HOME": home, "HYATLAS_CONFIG_DIR": cfgDir, "HYATLAS_DATA": filepath.Join(home, "data"),
@@ -85,6 +103,7 @@ func TestAProgramOnHyAtlasPortGetsNoTokenAndNoKey(t *testing.T) {
 		{"", []string{"status"}, "not this HyAtlas"},
 		{llmKey + "\n", []string{"key", "--memory-only", "set"}, "not this HyAtlas"},
 		{llmKey + "\n", []string{"key", "set"}, "not this HyAtlas"},
+		{"", []string{"add", diary}, "not this HyAtlas"},
 		{"", []string{"serve"}, "another program answers at http://127.0.0.1:" + port},
 	}
 	for _, tc := range tests {
@@ -96,10 +115,13 @@ func TestAProgramOnHyAtlasPortGetsNoTokenAndNoKey(t *testing.T) {
 	mu.Lock()
 	got := seen.String()
 	mu.Unlock()
-	if strings.Contains(got, token) || strings.Contains(got, llmKey) {
-		t.Errorf("a program that is not HyAtlas received the token or the key:\n%s", got)
+	if strings.Contains(got, token) || strings.Contains(got, llmKey) || strings.Contains(got, diary) {
+		t.Errorf("a program that is not HyAtlas received the token, the key or a memory:\n%s", got)
 	}
-	if !strings.Contains(got, api.ProofPath+"?nonce=") {
+	if hasToken && !strings.Contains(got, api.ProofPath+"?nonce=") {
 		t.Errorf("the CLI never asked for the proof:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(home, "data")); err == nil {
+		t.Errorf("serve made the data folder though another program holds its address")
 	}
 }

@@ -24,6 +24,9 @@ func TestDo_ErrorsAndAuth(t *testing.T) {
 				return
 			}
 			_, _ = w.Write([]byte(`{"status":"ok","version":"9.9","total":3}`))
+		case "/api/v1/search":
+			w.WriteHeader(409)
+			_, _ = w.Write([]byte(`{"error":"a conflict","code":"conflict"}`))
 		default:
 			w.WriteHeader(502)
 			_, _ = w.Write([]byte("bad gateway from a proxy"))
@@ -37,9 +40,14 @@ func TestDo_ErrorsAndAuth(t *testing.T) {
 		t.Fatalf("status = %+v, %v", st, err)
 	}
 	var apiErr *Error
-	_, err = New(srv.URL, "").Status(ctx)
-	if !errors.As(err, &apiErr) || apiErr.Status != 401 || apiErr.Code != "unauthorized" || apiErr.Message != "missing or wrong token" {
-		t.Errorf("401 = %#v", err)
+	// No token (no HyAtlas of this configuration has started): nothing
+	// but the liveness checks is sent.
+	if _, err = New(srv.URL, "").Status(ctx); !errors.Is(err, ErrNotHyAtlas) {
+		t.Errorf("a client without a token: %v", err)
+	}
+	_, err = New(srv.URL, "tok").Search(ctx, api.SearchRequest{Query: "x"})
+	if !errors.As(err, &apiErr) || apiErr.Status != 409 || apiErr.Code != "conflict" || apiErr.Message != "a conflict" {
+		t.Errorf("409 = %#v", err)
 	}
 	// A token the server cannot prove it holds (it changed since) is not sent.
 	if _, err = New(srv.URL, "wrong").Status(ctx); !errors.Is(err, ErrNotHyAtlas) {

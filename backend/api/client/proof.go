@@ -30,10 +30,14 @@ type provenState struct {
 // authorize adds the token to req once the server at Base has proved it
 // holds it (GET /proof with a fresh nonce, once per client): the token,
 // and whatever the request carries, never go to a program that only took
-// HyAtlas's port. A client without a token sends none and checks nothing.
+// HyAtlas's port. A client without a token may still ask /healthz and
+// /readyz, which carry nothing; any other request is refused (noToken).
 func (c *Client) authorize(ctx context.Context, req *http.Request) error {
 	if c.Token == "" {
-		return nil
+		if req.URL.Path == "/healthz" || req.URL.Path == "/readyz" {
+			return nil
+		}
+		return c.noToken(ctx)
 	}
 	if c.proven == nil {
 		c.proven = &provenState{}
@@ -80,4 +84,27 @@ func (c *Client) checkProof(ctx context.Context) error {
 		return fmt.Errorf("%w (at %s)", ErrNotHyAtlas, c.Base)
 	}
 	return nil
+}
+
+// noToken answers a request that needs the token from a client that has
+// none. HyAtlas makes its token at its first start, so no HyAtlas of this
+// configuration has started: whatever answers at Base is another program,
+// and it is sent nothing (ErrNotHyAtlas). ErrUnreachable when nothing
+// listens, so a command that works offline still does.
+func (c *Client) noToken(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.Base+"/healthz", nil)
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	hc := *c.HTTP
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := hc.Do(req)
+	if err != nil {
+		if isConnRefused(err) {
+			return fmt.Errorf("%w at %s", ErrUnreachable, c.Base)
+		}
+		return fmt.Errorf("check HyAtlas at %s: %w", c.Base, err)
+	}
+	_ = resp.Body.Close()
+	return fmt.Errorf("%w (at %s; this configuration has no API token yet, so no HyAtlas of it has started there)", ErrNotHyAtlas, c.Base)
 }
