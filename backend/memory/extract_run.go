@@ -33,7 +33,8 @@ var ErrNotReady = fmt.Errorf("%w: extraction is not configured or has no key", E
 // is. On a provider error the row stays pending with the error noted and
 // the error is returned (wrapping ErrProvider), so a caller draining a
 // queue can stop. An unreadable reply counts a try; after MaxExtractTries
-// the row is marked failed. Two callers asking for the same row at once
+// the row is marked failed. A row edited while the model read its old text
+// gets nothing of the old text: the new one is extracted. Two callers asking for the same row at once
 // do the work once; the second waits for the first's outcome (and does the
 // work itself when a snapshot restore made the first's stale).
 func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, error) {
@@ -68,46 +69,70 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 		close(mine.done)
 	}()
 
-	gen := mine.gen
+	// A text edited while the model read the old one is extracted again,
+	// the new text this time (a few times at most: an edit each time is
+	// left pending for the next run).
+	for range maxEditedRuns - 1 {
+		st, edited, err := s.extractRow(ctx, id, mine.gen)
+		if !edited {
+			return st, err
+		}
+	}
+	st, _, err := s.extractRow(ctx, id, mine.gen)
+	return st, err
+}
+
+// maxEditedRuns bounds the extractions of one ExtractOne call whose row
+// is edited while each runs.
+const maxEditedRuns = 3
+
+// extractRow is one extraction of the raw row id, in store generation gen
+// (see ExtractOne). edited says the row's text changed while the model
+// read it: nothing was promoted and the row is still pending.
+func (s *Service) extractRow(ctx context.Context, id string, gen uint64) (st ExtractionStatus, edited bool, err error) {
 	raw, err := s.store.Get(ctx, id)
 	if err != nil {
-		return "", fmt.Errorf("read row %s for extraction: %w", id, err)
+		return "", false, fmt.Errorf("read row %s for extraction: %w", id, err)
 	}
 	if raw.Layer != LayerRaw || !raw.Live() || raw.Extraction != ExtractPending {
-		return statusOf(raw), nil
+		return statusOf(raw), false, nil
 	}
 	if s.extractor == nil || s.llmState() != LLMOK {
-		return StatusPending, ErrNotReady
+		return StatusPending, false, ErrNotReady
 	}
 	// One extraction at a time per person: each must see the facts the
 	// one before it promoted, or two could replace the same fact.
 	unlock, err := s.lockOwner(ctx, raw.Owner)
 	if err != nil {
-		return StatusPending, fmt.Errorf("%w: %v", ErrProvider, err) // still pending; nothing was tried
+		return StatusPending, false, fmt.Errorf("%w: %v", ErrProvider, err) // still pending; nothing was tried
 	}
 	defer unlock()
 	req, err := s.extractRequest(ctx, raw)
 	if err != nil {
-		return s.extractFailed(ctx, raw, err)
+		st, err := s.extractFailed(ctx, raw, err)
+		return st, false, err
 	}
 	plan, err := s.extractor.Extract(ctx, req)
 	if err != nil {
-		return s.extractFailed(ctx, raw, err)
+		st, err := s.extractFailed(ctx, raw, err)
+		return st, false, err
 	}
 	plan = checkPlan(plan, req)
 	created, err := s.promote(ctx, raw, gen, plan, req)
 	if errors.Is(err, ErrStaleExtraction) || errors.Is(err, ErrStoreReplaced) {
-		// Deleted, retired or extracted meanwhile, or a snapshot restored:
-		// nothing is promoted, and the row as it is now says what is left
-		// (a restored row still pending is extracted again).
+		// Deleted, retired, extracted or edited meanwhile, or a snapshot
+		// restored: nothing is promoted, and the row as it is now says
+		// what is left (a restored row still pending is extracted again).
 		now, gerr := s.store.Get(ctx, raw.ID)
 		if gerr != nil {
-			return StatusSkipped, nil
+			return StatusSkipped, false, nil
 		}
-		return statusOf(now), nil
+		edited := now.Live() && now.Extraction == ExtractPending && now.Content != raw.Content && s.generation() == gen
+		return statusOf(now), edited, nil
 	}
 	if err != nil {
-		return s.extractFailed(ctx, raw, err)
+		st, err := s.extractFailed(ctx, raw, err)
+		return st, false, err
 	}
 	if s.cfg.Extraction.Reconcile && len(created) > 0 {
 		// A failed second call leaves the facts as promoted; the
@@ -118,7 +143,7 @@ func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, 
 	s.events.Publish(Event{Type: "extract.done", At: s.now().UTC(), Data: map[string]any{
 		"id": raw.ID, "created": len(created), "user_id": raw.Owner.UserID,
 	}})
-	return StatusDone, nil
+	return StatusDone, false, nil
 }
 
 // WritePipeline is the write path's health as the status reports it:

@@ -361,8 +361,10 @@ type Changes struct {
 	Update []RowUpdate
 	Retire []RowRetirement // rows already retired, or gone, are left as they are
 	Links  []Link
-	// Extracted, when set, marks that raw row's extraction done.
-	Extracted string
+	// Extracted, when set, marks that raw row's extraction done, if it
+	// still says ExtractedContent (the text that was extracted): an edit
+	// while the model read the old text makes the changes stale.
+	Extracted, ExtractedContent string
 	// Episode, when set (an episode's seq), marks that episode summarised
 	// by the first row of Insert, in the same transaction: a crash cannot
 	// leave a summary whose episode would be summarised again.

@@ -141,7 +141,7 @@ func (s *Service) promote(ctx context.Context, raw Memory, gen uint64, plan Extr
 	for _, f := range req.RelatedFacts {
 		p.offered[f.ID] = f.Text
 	}
-	p.changes.Extracted = raw.ID
+	p.changes.Extracted, p.changes.ExtractedContent = raw.ID, raw.Content
 	if err := p.facts(ctx, plan.Facts); err != nil {
 		return nil, err
 	}

@@ -13,17 +13,17 @@ import (
 // extraction marked done, inserts, updates, retirements (a row already
 // retired, or deleted meanwhile, is left as it is), the episode the first
 // insert summarises, and links. When the raw
-// row is no longer a live pending row (deleted, retired or extracted while
-// its extraction ran) nothing is applied and the error wraps
-// memory.ErrStaleExtraction.
+// row is no longer a live pending row saying c.ExtractedContent (deleted,
+// retired, extracted or edited while its extraction ran) nothing is
+// applied and the error wraps memory.ErrStaleExtraction.
 func (s *Store) Apply(ctx context.Context, c memory.Changes) (memory.Cascade, error) {
 	var cas memory.Cascade
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cas = memory.Cascade{}
 		if c.Extracted != "" {
 			res, err := tx.ExecContext(ctx, `UPDATE memories SET extract_state = ?, extract_error = ''
-				WHERE id = ? AND extract_state = ? AND retired_at IS NULL`,
-				string(memory.ExtractDone), c.Extracted, string(memory.ExtractPending))
+				WHERE id = ? AND extract_state = ? AND retired_at IS NULL AND content = ?`,
+				string(memory.ExtractDone), c.Extracted, string(memory.ExtractPending), c.ExtractedContent)
 			if err != nil {
 				return fmt.Errorf("mark %s extracted: %w", c.Extracted, err)
 			}

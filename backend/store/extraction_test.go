@@ -15,13 +15,14 @@ func TestApply_AllOrNothingAndStaleRaw(t *testing.T) {
 	s := openStore(t)
 	insert(t, s,
 		row("raw1", "a write", extraction(memory.ExtractPending)),
+		row("edited", "a write, edited since", extraction(memory.ExtractPending)),
 		row("old", "an old fact", inLayer(memory.LayerFact)),
 		row("gone-before", "retired before", inLayer(memory.LayerFact)))
 	retire(t, s, "gone-before")
 	at := t0.Add(time.Minute)
 	c := memory.Changes{
-		Extracted: "raw1",
-		Insert:    []memory.NewRow{row("new", "a new fact", inLayer(memory.LayerFact))},
+		Extracted: "raw1", ExtractedContent: "a write",
+		Insert: []memory.NewRow{row("new", "a new fact", inLayer(memory.LayerFact))},
 		Retire: []memory.RowRetirement{
 			{ID: "old", Retirement: memory.Retirement{How: memory.RetiredReplaced, By: "new", At: at}},
 			{ID: "gone-before", Retirement: memory.Retirement{How: memory.RetiredReplaced, By: "new", At: at}},
@@ -45,9 +46,10 @@ func TestApply_AllOrNothingAndStaleRaw(t *testing.T) {
 		t.Errorf("Linked(old) = %v %v", ids, err)
 	}
 
-	// The same raw row again (extracted now), or a deleted one: nothing applies.
-	for _, raw := range []string{"raw1", "deleted"} {
-		c := memory.Changes{Extracted: raw, Insert: []memory.NewRow{row("extra-"+raw, "x", inLayer(memory.LayerFact))}}
+	// The same raw row again (extracted now), a deleted one, or one whose
+	// text was edited while the model read it: nothing applies.
+	for raw, read := range map[string]string{"raw1": "a write", "deleted": "a write", "edited": "a write"} {
+		c := memory.Changes{Extracted: raw, ExtractedContent: read, Insert: []memory.NewRow{row("extra-"+raw, "x", inLayer(memory.LayerFact))}}
 		if _, err := s.Apply(ctx, c); !errors.Is(err, memory.ErrStaleExtraction) {
 			t.Fatalf("Apply for %s: %v, want ErrStaleExtraction", raw, err)
 		}
