@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,12 @@ type ErrorBody struct {
 // writeError answers with err's status and the error shape. Internal
 // errors are logged with their detail and answered with a generic message.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	if memory.ErrorCode(err) == memory.EINTERNAL && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// Work cut off (HyAtlas is stopping, or the client left) is no
+		// fault to log, and the answer says what happened.
+		err = memory.Errorf(memory.EUNAVAILABLE, "the work was cut off before it finished (HyAtlas is stopping, or the request was cancelled): run it again once HyAtlas answers")
+		log = nil
+	}
 	code := memory.ErrorCode(err)
 	status, ok := statusOf[code]
 	if !ok {
