@@ -71,8 +71,11 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		if isConnRefused(err) {
+		switch {
+		case isConnRefused(err):
 			return fmt.Errorf("%w at %s", ErrUnreachable, c.Base)
+		case method != http.MethodGet && answerLost(err):
+			return fmt.Errorf("%s %s: %w", method, path, ErrAnswerLost)
 		}
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
@@ -95,6 +98,15 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 		return fmt.Errorf("decode answer of %s %s: %w", method, path, err)
 	}
 	return nil
+}
+
+// ErrAnswerLost means the connection closed after a request was sent and
+// before its answer came: what it asked may have been done.
+var ErrAnswerLost = errors.New("HyAtlas closed the connection before it answered (it stopped or crashed), so what was asked may have been done: check (hyatlas list, hyatlas snapshot list) before running it again")
+
+// answerLost says whether err is a connection that ended without an answer.
+func answerLost(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func isConnRefused(err error) bool {

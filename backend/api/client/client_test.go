@@ -130,3 +130,29 @@ func TestTokenGoesOnlyToAServerThatProvesItHoldsIt(t *testing.T) {
 		})
 	}
 }
+
+// TestDo_AnAnswerLostSaysTheWriteMayHaveBeenDone: a connection that ends
+// after a write was sent and before its answer says the write may have
+// been done, not a bare EOF; a read says what it is.
+func TestDo_AnAnswerLostSaysTheWriteMayHaveBeenDone(t *testing.T) {
+	const token = "the-api-token"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == api.ProofPath {
+			_, _ = w.Write([]byte(`{"proof":"` + api.Proof(token, r.URL.Query().Get("nonce")) + `"}`))
+			return
+		}
+		conn, _, err := w.(http.Hijacker).Hijack() // dies before it answers
+		if err == nil {
+			_ = conn.Close()
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	text := "Erin likes pears"
+	if _, err := New(srv.URL, token).Add(ctx, api.AddRequest{Text: &text}); !errors.Is(err, ErrAnswerLost) {
+		t.Errorf("a write whose answer was lost: %v", err)
+	}
+	if _, err := New(srv.URL, token).Status(ctx); err == nil || errors.Is(err, ErrAnswerLost) {
+		t.Errorf("a read whose answer was lost: %v", err)
+	}
+}
