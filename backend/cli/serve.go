@@ -111,8 +111,16 @@ func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
 		return false, err
 	}
 	base := eng.BaseURL()
-	fmt.Fprintf(e.Stdout, "HyAtlas %s is serving at %s\n", engine.Version, base)
-	fmt.Fprintf(e.Stdout, "Dashboard: %s (works once, for 10 minutes; `hyatlas dashboard` opens a new one)\n", eng.API.DashboardURL(base))
+	every := ""
+	if ip := net.ParseIP(cfg.Host); ip != nil && ip.IsUnspecified() {
+		every = fmt.Sprintf(" (listening on every interface: HYATLAS_GO_HOST=%s)", cfg.Host)
+	}
+	fmt.Fprintf(e.Stdout, "HyAtlas %s is serving at %s%s\n", engine.Version, base, every)
+	if cfg.Auth {
+		fmt.Fprintf(e.Stdout, "Dashboard: %s (works once, for 10 minutes; `hyatlas dashboard` opens a new one)\n", eng.API.DashboardURL(base))
+	} else {
+		fmt.Fprintf(e.Stdout, "Dashboard: %s\n", eng.API.DashboardURL(base))
+	}
 	if cfg.Auth {
 		fmt.Fprintf(e.Stdout, "API token: run `hyatlas token` (file %s)\n", cfg.Paths.Config+string(os.PathSeparator)+api.TokenFile)
 	} else {

@@ -407,10 +407,16 @@ func (e *Engine) WindowHandler() http.Handler {
 	})
 }
 
-// BaseURL is the http:// address of the listener ("" before Listen).
+// BaseURL is the http:// address this machine reaches the listener at (""
+// before Listen): a wildcard bind's is on 127.0.0.1.
 func (e *Engine) BaseURL() string {
 	if e.listener == nil {
 		return ""
+	}
+	// A wildcard bind (0.0.0.0, ::) is no address to browse to, and its
+	// Host the guard refuses: this machine reaches it on loopback.
+	if a, ok := e.listener.Addr().(*net.TCPAddr); ok {
+		return "http://" + loopbackAddr(a.IP.String(), a.Port)
 	}
 	return "http://" + e.listener.Addr().String()
 }
