@@ -166,8 +166,8 @@ func TestCLIExportImportPathMessages(t *testing.T) {
 	in.Start("serve")
 	missing := filepath.Join(t.TempDir(), "nodir", "x.jsonl")
 	_, errOut, code := runSplit(t, in, "", "export", "-o", missing)
-	if code == 0 || strings.Contains(errOut, ".x.jsonl.") {
-		t.Errorf("export -o into a missing folder: exit %d, stderr %q: names an internal temporary file", code, strings.TrimSpace(errOut))
+	if code != 1 || strings.Contains(errOut, ".x.jsonl.") || strings.Contains(errOut, "usage:") || !strings.Contains(errOut, "does not exist") {
+		t.Errorf("export -o into a missing folder: exit %d, stderr %q; want exit 1 saying the folder does not exist, no usage line", code, strings.TrimSpace(errOut))
 	}
 	// A write this side fails (a full disk): the message says so, not
 	// that HyAtlas failed.

@@ -36,7 +36,8 @@ func runExport(ctx context.Context, e Env, args []string) error {
 			special = !fi.Mode().IsRegular()
 		default:
 			if d, err := os.Stat(filepath.Dir(*out)); err != nil || !d.IsDir() {
-				return usageError{fmt.Sprintf("-o %s: the folder %s does not exist", *out, filepath.Dir(*out))}
+				// Not bad usage: the command is right, the folder is not there (exit 1).
+				return fmt.Errorf("-o %s: the folder %s does not exist; nothing was exported", *out, filepath.Dir(*out))
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -163,6 +164,7 @@ func (s *Service) Reprocess(ctx context.Context, in ReprocessInput) (int, error)
 		return 0, Errorf(EINVALID, "max must not be negative")
 	}
 	if in.IDs != nil {
+		in.IDs = slices.Compact(slices.Sorted(slices.Values(in.IDs))) // an id given twice is one row
 		if err := s.checkReprocessIDs(ctx, in.IDs); err != nil {
 			return 0, err
 		}
