@@ -120,8 +120,13 @@ func printSnapshot(e Env, verb, id string, out json.RawMessage) error {
 		var r struct {
 			Before       snapshotInfo `json:"before"`
 			WritesPaused int64        `json:"writes_paused_ms"`
+			Warning      string       `json:"warning"`
 		}
 		_ = json.Unmarshal(out, &r)
+		if r.Warning != "" {
+			fmt.Fprintf(e.Stdout, "%s: %s\n", id, r.Warning)
+			return nil
+		}
 		fmt.Fprintf(e.Stdout, "restored %s (writes waited %d ms); undo with: hyatlas snapshot restore %s\n", id, r.WritesPaused, r.Before.ID)
 	case "delete":
 		fmt.Fprintf(e.Stdout, "deleted snapshot %s\n", id)

@@ -176,7 +176,12 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*Engine, error)
 		return nil, err
 	}
 	e.workspace = workspace.New(dirs.workspace)
-	if err := e.recoverRestore(ctx); err != nil {
+	switch err := e.recoverRestore(ctx); {
+	case errors.Is(err, errReplacedNotKept):
+		// The restored data is in; only its undo snapshot waits, and no
+		// restore runs until it is kept (RestoreSnapshot says so).
+		log.Warn("the state a restore replaced is not kept as a snapshot yet (is the snapshot folder full or read-only?); it waits beside the data and is tried again at the next start or restore", "err", err)
+	case err != nil:
 		return fail(fmt.Errorf("finish an interrupted restore: %w", err))
 	}
 	if err := e.snap.keeper.CleanPartial(); err != nil {

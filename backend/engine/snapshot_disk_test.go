@@ -32,3 +32,87 @@ func TestSnapshotOnAFullDiskSaysSo(t *testing.T) {
 		t.Errorf("left on the full disk: %v", entries)
 	}
 }
+
+// TestRestore_ASnapshotFolderThatTakesNoUndo: a restore whose snapshot
+// folder cannot take the before-restore snapshot (read-only, or full) is
+// done all the same and says what waits: the replaced state is kept beside
+// the data. Another restore is refused with nothing changed until it is
+// kept; a start goes on meanwhile; once the folder takes it, the next
+// start keeps it as the before-restore snapshot, and nothing is lost.
+func TestRestore_ASnapshotFolderThatTakesNoUndo(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t)
+	cfg.Snapshot.Dir = t.TempDir()
+	proctest.Tmpfs(t, cfg.Snapshot.Dir, "8m")
+	e, err := Open(ctx, cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	then := addFact(t, e, "Ada keeps bees")
+	snap, err := e.CreateSnapshot(ctx, "manual")
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := addFact(t, e, "Ada sold the hives")
+	proctest.Remount(t, cfg.Snapshot.Dir, true)
+
+	rep, err := e.RestoreSnapshot(ctx, snap.ID)
+	if err != nil || rep.Warning == "" || rep.Before.ID != "" {
+		t.Fatalf("restore = %+v, %v; want it done, with a warning and no undo yet", rep, err)
+	}
+	if _, err := e.Memory.Get(ctx, later); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("the restored data holds a memory written after the snapshot: %v", err)
+	}
+	if _, err := e.RestoreSnapshot(ctx, snap.ID); memory.ErrorCode(err) != memory.EUNAVAILABLE || !strings.Contains(memory.ErrorMessage(err), "nothing changed") {
+		t.Fatalf("a second restore while the first's undo waits: %v", err)
+	}
+	if _, err := e.Memory.Get(ctx, then); err != nil {
+		t.Fatalf("after the refused restore: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A start while the folder still takes nothing goes on.
+	e, err = Open(ctx, cfg, quiet())
+	if err != nil {
+		t.Fatalf("a start while the undo waits: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Remount(t, cfg.Snapshot.Dir, false)
+	e, err = Open(ctx, cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.Snapshots()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before string
+	for _, s := range list {
+		if s.Manifest != nil && s.Manifest.Reason == "before-restore" {
+			before = s.ID
+		}
+	}
+	if before == "" {
+		t.Fatalf("no before-restore snapshot once the folder takes it: %+v", list)
+	}
+	if _, err := e.RestoreSnapshot(ctx, before); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Memory.Get(ctx, later); err != nil {
+		t.Errorf("the undo lost the memory written after the snapshot: %v", err)
+	}
+}
+
+// addFact stores a fact by hand and returns its id.
+func addFact(t *testing.T, e *Engine, text string) string {
+	t.Helper()
+	m, err := e.Memory.Remember(context.Background(), memory.RememberInput{Content: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.ID
+}

@@ -136,6 +136,9 @@ type RestoreReport struct {
 	Before       snapshot.Info `json:"before"`
 	WritesPaused int64         `json:"writes_paused_ms"`
 	DurationMS   int64         `json:"duration_ms"`
+	// Warning says what is not done yet (the undo snapshot could not be
+	// kept: Before is empty); "" when all is.
+	Warning string `json:"warning,omitempty"`
 }
 
 // restoreMarker is written before the database is swapped; its token is
@@ -164,7 +167,9 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	// A restore left unfinished (its database swapped, its workspace or
 	// before-restore snapshot not yet done) is finished first, never
 	// thrown away: its work folder holds the only copy of what it replaced.
-	if err := e.recoverRestore(ctx); err != nil {
+	if err := e.recoverRestore(ctx); errors.Is(err, errReplacedNotKept) {
+		return RestoreReport{}, memory.Errorf(memory.EUNAVAILABLE, "nothing changed: the state the last restore replaced is not kept as a snapshot yet (%v); give the snapshot folder %s room (or make it writable), then restore again", err, e.snap.keeper.Dir())
+	} else if err != nil {
 		return RestoreReport{}, fmt.Errorf("finish the restore before: %w", err)
 	}
 	fail := func(err error) (RestoreReport, error) {
@@ -243,11 +248,17 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 		return RestoreReport{}, fmt.Errorf("the memories of %s are restored but its workspace files could not be put in place; the next start finishes it: %w", id, wsErr)
 	}
 	before, err := e.finishRestore(ctx, work)
-	if err != nil {
+	warning := ""
+	switch {
+	case errors.Is(err, errReplacedNotKept):
+		// The restore is done; only its undo waits (see errReplacedNotKept).
+		warning = fmt.Sprintf("restored, but the state it replaced could not be kept as a snapshot yet (%v): it waits beside the data and becomes the before-restore snapshot at the next start or restore, once the snapshot folder has room", err)
+		e.log.Warn("snapshot restored; the state it replaced is not yet kept as a snapshot", "id", id, "err", err)
+	case err != nil:
 		return RestoreReport{}, err
 	}
 	e.queueUnfinished()
-	rep := RestoreReport{Restored: info, Before: before, WritesPaused: paused.Milliseconds(), DurationMS: time.Since(start).Milliseconds()}
+	rep := RestoreReport{Restored: info, Before: before, WritesPaused: paused.Milliseconds(), DurationMS: time.Since(start).Milliseconds(), Warning: warning}
 	e.publish("snapshot.restored", rep)
 	e.log.Info("snapshot restored", "id", id, "before", before.ID, "writes_paused", paused.Round(time.Millisecond))
 	return rep, nil
@@ -278,26 +289,35 @@ func (e *Engine) indexOf(ctx context.Context, dir string) (memory.VectorIndex, s
 // state (the database copied aside and the old workspace) becomes a
 // before-restore snapshot. Every step can run again after a crash.
 func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info, error) {
-	if err := e.workspace.Hold(func() error { return swapWorkspace(e.liveWorkspace(), work) }); err != nil {
+	oldWS := filepath.Join(work, "workspace.old")
+	if err := e.workspace.Hold(func() error {
+		if err := swapWorkspace(e.liveWorkspace(), work); err != nil {
+			return err
+		}
+		return keepOthers(oldWS, e.liveWorkspace())
+	}); err != nil {
 		return snapshot.Info{}, err
 	}
 	var before snapshot.Info
 	beforeDB := filepath.Join(work, "before.db")
 	if exists(beforeDB) {
 		var err error
-		oldWS := filepath.Join(work, "workspace.old")
 		if before, err = e.snap.keeper.CreateFrom(ctx, beforeDB, oldWS, snapshot.ReasonBeforeRestore); err != nil {
-			return before, fmt.Errorf("keep the replaced state: %w", err)
+			return before, fmt.Errorf("%w: %w", errReplacedNotKept, err)
 		}
 		if err := os.Remove(beforeDB); err != nil {
 			return before, err
 		}
 	}
-	if err := e.workspace.Hold(func() error { return keepOthers(filepath.Join(work, "workspace.old"), e.liveWorkspace()) }); err != nil {
-		return before, err
-	}
 	return before, os.RemoveAll(work)
 }
+
+// errReplacedNotKept: a restore is done, but the state it replaced could
+// not yet be made a before-restore snapshot (a full or read-only snapshot
+// folder). That state waits in the restore's work folder, and the next
+// start or restore keeps it (finishRestore runs again); neither refuses to
+// go on meanwhile.
+var errReplacedNotKept = errors.New("keep the replaced state")
 
 func (e *Engine) liveWorkspace() string { return filepath.Join(e.Config.Paths.Data, "workspace") }
 
@@ -331,7 +351,9 @@ func (e *Engine) recoverRestore(ctx context.Context) error {
 		return os.RemoveAll(work)
 	}
 	before, err := e.finishRestore(ctx, work)
-	e.log.Warn("a restore was interrupted after the swap and is now finished", "snapshot", m.Snapshot, "before", before.ID)
+	if err == nil {
+		e.log.Warn("a restore was interrupted after the swap and is now finished", "snapshot", m.Snapshot, "before", before.ID)
+	}
 	return err
 }
 

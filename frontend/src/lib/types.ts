@@ -185,6 +185,8 @@ export interface RestoreReport {
   before: Snapshot;
   writes_paused_ms: number;
   duration_ms: number;
+  /** What is not done yet: the undo snapshot could not be kept (before is empty then). */
+  warning?: string;
 }
 
 export interface KeyStatus {
