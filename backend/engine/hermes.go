@@ -62,6 +62,9 @@ func (h hermesAPI) verb(profile string, f func(string) (hermes.Status, error)) (
 	if errors.Is(err, hermes.ErrNoProfile) {
 		return api.HermesState{}, memory.Errorf(memory.ENOTFOUND, "%v", err)
 	}
+	if errors.Is(err, hermes.ErrBusy) {
+		return api.HermesState{}, memory.Errorf(memory.ECONFLICT, "%v", err)
+	}
 	if err != nil {
 		return api.HermesState{}, err
 	}

@@ -127,7 +127,12 @@ func (in *Installer) Status(home string) (Status, error) {
 func (in *Installer) Install(home string) (Status, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	home, err := cleanHome(home)
+	unlock, err := in.lockRecords()
+	if err != nil {
+		return Status{}, err
+	}
+	defer unlock()
+	home, err = cleanHome(home)
 	if err != nil {
 		return Status{}, err
 	}
@@ -200,7 +205,12 @@ func (in *Installer) Install(home string) (Status, error) {
 func (in *Installer) Uninstall(home string) (Status, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	home, err := cleanHome(home)
+	unlock, err := in.lockRecords()
+	if err != nil {
+		return Status{}, err
+	}
+	defer unlock()
+	home, err = cleanHome(home)
 	if err != nil {
 		return Status{}, err
 	}
