@@ -299,7 +299,7 @@ func TestInstallAfterTheProviderWasSetByHand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("install after the provider was set by hand: %v", err)
 	}
-	if !st.Installed || !st.Active || !strings.Contains(st.Message, "already named hyatlas") {
+	if !st.Installed || !st.Active || !strings.Contains(st.Message, "already named hyatlas") || !strings.Contains(st.Message, "does not edit") {
 		t.Errorf("after the install: %+v", st)
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "config.yaml")); string(b) != byHand {

@@ -87,7 +87,7 @@ func editLines(lines []string, value *string) ([]string, error) {
 	for i, l := range lines {
 		if topMemoryAny.MatchString(l) {
 			if !topMemoryLine.MatchString(l) {
-				todo := "set its provider to " + PluginName + " there by hand, then run the install again"
+				todo := "set its provider to " + PluginName + " there by hand, then run the install again (uninstall cannot then put back the provider it names now)"
 				if value == nil {
 					todo = "remove its provider there by hand, then run the uninstall again"
 				}
