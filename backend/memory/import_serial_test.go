@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"hyatlas/backend/memory"
+	"hyatlas/backend/workspace"
 )
 
 // TestImport_OneAtATime: imports share the journal that lets a crash's
@@ -28,7 +29,8 @@ func TestImport_OneAtATime(t *testing.T) {
 		return buf.Bytes()
 	}
 	first, second := exportOf("claude"), exportOf("hermes")
-	r, _ := exportRig(t)
+	// Not exportRig: its re-embedding counter is not for two imports at once.
+	r := newRig(t, memory.Config{}, func(d *memory.Deps) { d.Workspace = workspace.New(t.TempDir()) })
 
 	inFirst, release, waiting := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	held := false
