@@ -2,14 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 
 	"hyatlas/backend/api/client"
 	"hyatlas/backend/atomicfile"
+	"hyatlas/backend/memory"
 )
 
 // runExport writes an export to a file (or stdout with -o -).
@@ -92,9 +96,25 @@ func runImport(ctx context.Context, e Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := c.Long().Import(ctx, r)
+	c = c.Long()
+	before, err := snapshotBeforeImport(ctx, c)
 	if err != nil {
+		return err
+	}
+	rep, err := c.Import(ctx, r)
+	var answered *client.Error
+	switch {
+	case errors.As(err, &answered):
+		// Refused or failed: an import is all or nothing, so nothing came in.
+		_ = c.Do(ctx, http.MethodDelete, "/api/v1/snapshots/"+url.PathEscape(before), nil, nil)
 		return explain(err)
+	case err != nil:
+		// The answer was lost: it may have come in, and the snapshot undoes it.
+		return fmt.Errorf("%w\nthe snapshot made just before it is kept: hyatlas snapshot restore %s undoes the import if it came in", explain(err), before)
+	case !importedAnything(rep):
+		_ = c.Do(ctx, http.MethodDelete, "/api/v1/snapshots/"+url.PathEscape(before), nil, nil)
+	default:
+		defer fmt.Fprintf(e.Stderr, "undo with: hyatlas snapshot restore %s (the snapshot made just before the import)\n", before)
 	}
 	if *asJSON {
 		return printJSON(e.Stdout, rep)
@@ -115,4 +135,22 @@ func runImport(ctx context.Context, e Env, args []string) error {
 		fmt.Fprintf(e.Stdout, "kept this instance's %s (the import's differs)\n", f)
 	}
 	return nil
+}
+
+// snapshotBeforeImport makes the snapshot that undoes an import, as the
+// window does; without it nothing is imported.
+func snapshotBeforeImport(ctx context.Context, c *client.Client) (string, error) {
+	var snap struct {
+		ID string `json:"id"`
+	}
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/snapshots", nil, &snap); err != nil {
+		return "", fmt.Errorf("nothing was imported: the snapshot that makes the import undoable could not be made: %w", explain(err))
+	}
+	return snap.ID, nil
+}
+
+// importedAnything says whether an import changed anything (memories,
+// files, the graph, topics); with nothing new no undo is needed.
+func importedAnything(r memory.ImportReport) bool {
+	return r.Imported > 0 || r.Files > 0 || r.Graph.Nodes+r.Graph.Relations+r.Graph.Links > 0 || r.Topics > 0
 }
