@@ -18,9 +18,10 @@ import (
 //   - Merged and dropped facts are retired (merged, dropped + reason),
 //     never deleted, so Restore undoes them. Progress is saved after every
 //     cluster.
-//   - A cluster whose call fails three passes in a row (an unreadable or
-//     refused reply) is skipped until a fact joins it or a day passes. A
-//     provider error (ErrProvider: down, overloaded, no key) is never
+//   - A cluster whose call fails three passes in a row (a timeout, a 5xx,
+//     an unreadable or refused reply) is skipped until a fact joins it or
+//     a day passes. An endpoint that is down for any request
+//     (ErrEndpointDown: no connection, the key, a rate limit) is never
 //     charged to a cluster; nor is any failure when two or more calls of a
 //     pass fail and none succeeds (the provider is taken to be down).
 

@@ -340,10 +340,11 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 	rep.ProviderDown = len(failed) >= 2 && succeeded == 0
 	for _, f := range failed {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cluster %s: %v", f.job.owner, f.job.cluster.ID, f.err))
-		// Only the topic's own failures count: an unreadable or refused
-		// reply. A provider error (down, overloaded, no key) is not the
-		// topic's doing, even when it was the pass's only call.
-		if rep.ProviderDown || errors.Is(f.err, ErrStoreReplaced) || errors.Is(f.err, ErrProvider) || ctx.Err() != nil {
+		// An endpoint that is down (no connection, the key, the account, a
+		// rate limit: any request would have failed) is not the topic's
+		// doing, even when it was the pass's only call; a failure of this
+		// request (a timeout, a 5xx, an unreadable or refused reply) is.
+		if rep.ProviderDown || errors.Is(f.err, ErrStoreReplaced) || errors.Is(f.err, ErrEndpointDown) || ctx.Err() != nil {
 			continue
 		}
 		now := s.now().UTC()

@@ -341,7 +341,7 @@ func TestConsolidateProviderErrorOnALoneTopicChargesNothing(t *testing.T) {
 	r, c := newConsolidateRig(t, consolidateCfg())
 	r.aliceFacts(t)
 	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
-		return memory.ConsolidatePlan{}, fmt.Errorf("connection refused: %w", memory.ErrProvider)
+		return memory.ConsolidatePlan{}, fmt.Errorf("connection refused: %w", memory.ErrEndpointDown)
 	})
 	for pass := range memory.ClusterMaxFails + 1 {
 		if rep := r.consolidate(t); rep.ClustersPending != 1 || rep.SkippedOwners != 0 {
