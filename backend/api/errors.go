@@ -54,9 +54,10 @@ type ErrorBody struct {
 // writeError answers with err's status and the error shape. Internal
 // errors are logged with their detail and answered with a generic message.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	if memory.ErrorCode(err) == memory.EINTERNAL && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+	if memory.ErrorCode(err) == memory.EINTERNAL && errors.Is(err, context.Canceled) {
 		// Work cut off (HyAtlas is stopping, or the client left) is no
-		// fault to log, and the answer says what happened.
+		// fault to log, and the answer says what happened. A timeout is
+		// not: an HTTP client's (a remote embedder's) is a fault.
 		err = memory.Errorf(memory.EUNAVAILABLE, "the work was cut off before it finished (HyAtlas is stopping, or the request was cancelled): run it again once HyAtlas answers")
 		log = nil
 	}

@@ -35,7 +35,8 @@ func TestWriteJSON_AReplyThatCannotBeWrittenIsA500(t *testing.T) {
 
 // TestWriteError_WorkCutOffIsA503: work a stop or a cancelled request cut
 // off answers 503 and says so, and is not logged as a fault; other
-// internal errors stay 500 and are logged; a code of its own is kept.
+// internal errors (a timeout too) stay 500 and are logged; a code of its
+// own is kept.
 func TestWriteError_WorkCutOffIsA503(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -45,7 +46,7 @@ func TestWriteError_WorkCutOffIsA503(t *testing.T) {
 		logged bool
 	}{
 		{"a pass cut off by a stop", fmt.Errorf("consolidate: %w", context.Canceled), 503, "cut off", false},
-		{"a call out of time", fmt.Errorf("read: %w", context.DeadlineExceeded), 503, "cut off", false},
+		{"a remote call out of time is a fault", fmt.Errorf("embed: %w", context.DeadlineExceeded), 500, "internal error", true},
 		{"another internal error", errors.New("disk I/O error"), 500, "internal error", true},
 		{"a refusal with its own code", memory.Errorf(memory.EINVALID, "bad input"), 422, "bad", false},
 	} {
