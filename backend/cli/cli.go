@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"strings"
 	"unicode"
@@ -365,14 +366,24 @@ func connect(e Env) (*client.Client, error) {
 		strings.HasPrefix(d.Address, "http://") {
 		addr = d.Address
 	}
-	token, _ := api.ReadToken(cfg.Paths.Config) // none yet: the server answers 401 with advice
+	// No token yet: no HyAtlas of this configuration has started, and the
+	// client sends nothing but liveness checks (client.Client.Token). A
+	// damaged token file says so.
+	token, err := api.ReadToken(cfg.Paths.Config)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	return client.New(addr, token), nil
 }
 
-// explain turns a connection failure into advice.
+// explain turns a connection failure, or a request too large, into advice.
 func explain(err error) error {
-	if errors.Is(err, client.ErrUnreachable) {
+	var answered *client.Error
+	switch {
+	case errors.Is(err, client.ErrUnreachable):
 		return fmt.Errorf("%v: start it with `hyatlas` (or `hyatlas serve`)", err)
+	case errors.As(err, &answered) && answered.Status == http.StatusRequestEntityTooLarge:
+		return fmt.Errorf("the request is larger than HyAtlas takes (%d MiB as JSON, in which quotes, backslashes and control characters take more room than in the text); nothing was stored", api.MaxBodyBytes>>20)
 	}
 	return err
 }

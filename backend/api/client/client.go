@@ -23,7 +23,7 @@ import (
 // Client talks to one HyAtlas API.
 type Client struct {
 	Base  string // e.g. http://127.0.0.1:19528
-	Token string // "" sends no Authorization header
+	Token string // "": no HyAtlas of this configuration has started; only /healthz and /readyz are asked
 	HTTP  *http.Client
 	// proven: the server at Base proved it holds Token (see authorize);
 	// shared by the copies Long makes.
@@ -104,9 +104,12 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 // before its answer came: what it asked may have been done.
 var ErrAnswerLost = errors.New("HyAtlas closed the connection before it answered (it stopped or crashed), so what was asked may have been done: check (hyatlas list, hyatlas snapshot list) before running it again")
 
-// answerLost says whether err is a connection that ended without an answer.
+// answerLost says whether err is a connection that ended without an
+// answer: closed, or reset while the answer was read (a read error, on
+// every OS).
 func answerLost(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+	var op *net.OpError
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &op) && op.Op == "read")
 }
 
 func isConnRefused(err error) bool {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"hyatlas/backend/api"
@@ -151,6 +152,9 @@ func TestDo_AnAnswerLostSaysTheWriteMayHaveBeenDone(t *testing.T) {
 	text := "Erin likes pears"
 	if _, err := New(srv.URL, token).Add(ctx, api.AddRequest{Text: &text}); !errors.Is(err, ErrAnswerLost) {
 		t.Errorf("a write whose answer was lost: %v", err)
+	}
+	if _, err := New(srv.URL, token).Import(ctx, strings.NewReader("{}\n")); !errors.Is(err, ErrAnswerLost) {
+		t.Errorf("an import whose answer was lost: %v", err)
 	}
 	if _, err := New(srv.URL, token).Status(ctx); err == nil || errors.Is(err, ErrAnswerLost) {
 		t.Errorf("a read whose answer was lost: %v", err)

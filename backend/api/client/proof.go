@@ -18,7 +18,8 @@ import (
 // ErrNotHyAtlas means the program at the client's address could not prove
 // it holds the API token: another program took HyAtlas's port while
 // HyAtlas was not running (or HyAtlas's token changed since the client
-// read it). Nothing was sent to it but a nonce.
+// read it), or the client has no token to prove. Nothing was sent to it
+// but a nonce or a liveness check.
 var ErrNotHyAtlas = errors.New("the program answering there is not this HyAtlas: it could not prove it holds the API token, so the token was not sent")
 
 // provenState remembers that the server proved it holds the token.
@@ -87,9 +88,10 @@ func (c *Client) checkProof(ctx context.Context) error {
 }
 
 // noToken answers a request that needs the token from a client that has
-// none. HyAtlas makes its token at its first start, so no HyAtlas of this
-// configuration has started: whatever answers at Base is another program,
-// and it is sent nothing (ErrNotHyAtlas). ErrUnreachable when nothing
+// none. HyAtlas makes its token at its first start (as do `hyatlas token`
+// and the Hermes install, before one), so no HyAtlas of this configuration
+// has started: whatever answers at Base is another program, or one of
+// another configuration, and it is sent nothing (ErrNotHyAtlas). ErrUnreachable when nothing
 // listens, so a command that works offline still does.
 func (c *Client) noToken(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, "GET", c.Base+"/healthz", nil)

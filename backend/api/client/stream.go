@@ -40,8 +40,11 @@ func (c *Client) stream(ctx context.Context, method, path, contentType string, b
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		if isConnRefused(err) {
+		switch {
+		case isConnRefused(err):
 			return nil, fmt.Errorf("%w at %s", ErrUnreachable, c.Base)
+		case method != http.MethodGet && answerLost(err):
+			return nil, fmt.Errorf("%s %s: %w", method, path, ErrAnswerLost)
 		}
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
