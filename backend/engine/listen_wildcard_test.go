@@ -24,6 +24,9 @@ func TestListen_AWildcardBindIsReachedOnLoopback(t *testing.T) {
 			}
 			defer eng.Close()
 			if _, err := eng.Listen(); err != nil {
+				if host == "::" { // a machine without IPv6
+					t.Skipf("cannot listen on [::]: %v", err)
+				}
 				t.Fatal(err)
 			}
 			base := eng.BaseURL()

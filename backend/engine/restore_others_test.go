@@ -40,7 +40,7 @@ func TestSnapshot_OtherFilesInTheWorkspaceFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	others := map[string]string{"hermes/SOUL.md~": "backup", "notes.txt": "notes", ".git/HEAD": "ref: main",
-		"hermes/soul.md": "misspelt", "hermes/sub/x.md": "deeper", ".hidden/USER.md": "a dot folder"}
+		"hermes/SOUL.md.orig": "an editor's copy", "hermes/sub/x.md": "deeper", ".hidden/USER.md": "a dot folder"}
 	for rel, content := range others {
 		write(rel, content)
 	}
@@ -95,5 +95,23 @@ func TestSnapshot_OtherFilesInTheWorkspaceFolder(t *testing.T) {
 	}
 	if got := read("notes.txt"); got != "notes, later" {
 		t.Errorf("notes.txt = %q after the undo", got)
+	}
+}
+
+// TestKeepOthers_ANameTakenSinceIsKeptBeside: a file of the workspace
+// folder that the live folder has again by the time it is moved back (an
+// editor made it anew) is kept beside it, not dropped with the work folder.
+func TestKeepOthers_ANameTakenSinceIsKeptBeside(t *testing.T) {
+	old, live := t.TempDir(), t.TempDir()
+	for dir, content := range map[string]string{old: "old notes", live: "new notes"} {
+		if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keepOthers(old, live, quiet().Logger)
+	for name, want := range map[string]string{"notes.txt": "new notes", "notes.txt.before-restore": "old notes"} {
+		if b, err := os.ReadFile(filepath.Join(live, name)); err != nil || string(b) != want {
+			t.Errorf("%s = %q (%v), want %q", name, b, err, want)
+		}
 	}
 }

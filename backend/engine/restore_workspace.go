@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -62,48 +63,53 @@ func moveFilesInto(from, to string) error {
 // one (old) held that is not an agent's workspace file: an editor's
 // backup, notes, a .git folder. A snapshot keeps and restores only the
 // workspace files (memory.IsWorkspaceEntry), so a restore leaves the rest
-// of the folder as it was. An entry the live folder has by now is left
-// where it is (it goes with the work folder). It runs again after a
+// of the folder as it was. An entry the live folder has by now (an editor
+// made it again) is kept beside it, as NAME.before-restore. It is best
+// effort: these files are not HyAtlas's, so one that cannot be moved (a
+// permission, an immutable file) is logged and left in the work folder's
+// place of it, never a reason to fail the restore. It runs again after a
 // crash: what was moved is no longer in old.
-func keepOthers(old, live string) error {
+func keepOthers(old, live string, log *slog.Logger) {
 	agents, err := os.ReadDir(old)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	if err != nil {
-		return fmt.Errorf("keep the workspace folder's other files: %w", err)
+		if !errors.Is(err, fs.ErrNotExist) {
+			log.Warn("the workspace folder's other files could not be read; they are not moved back", "folder", old, "err", err)
+		}
+		return
 	}
-	move := func(rel string) error {
+	move := func(rel string) {
 		dst := filepath.Join(live, rel)
 		if _, err := os.Lstat(dst); err == nil {
-			return nil
+			dst += ".before-restore"
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return err
+		if _, err := os.Lstat(dst); err == nil {
+			log.Warn("a file of the workspace folder is not moved back: its name is taken", "file", rel)
+			return
 		}
-		return os.Rename(filepath.Join(old, rel), dst)
+		err := os.MkdirAll(filepath.Dir(dst), 0o700)
+		if err == nil {
+			err = os.Rename(filepath.Join(old, rel), dst)
+		}
+		if err != nil {
+			log.Warn("a file of the workspace folder could not be moved back after the restore", "file", rel, "err", err)
+		}
 	}
 	for _, a := range agents {
 		if !a.IsDir() || !isAgentFolder(a.Name()) {
-			if err := move(a.Name()); err != nil {
-				return fmt.Errorf("keep the workspace folder's other files: %w", err)
-			}
+			move(a.Name())
 			continue
 		}
 		files, err := os.ReadDir(filepath.Join(old, a.Name()))
 		if err != nil {
-			return fmt.Errorf("keep the workspace folder's other files: %w", err)
+			log.Warn("an agent's other files could not be read; they are not moved back", "agent", a.Name(), "err", err)
+			continue
 		}
 		for _, f := range files {
-			if memory.IsWorkspaceEntry(a.Name(), f.Name()) {
-				continue
-			}
-			if err := move(filepath.Join(a.Name(), f.Name())); err != nil {
-				return fmt.Errorf("keep the workspace folder's other files: %w", err)
+			if !memory.IsWorkspaceEntry(a.Name(), f.Name()) {
+				move(filepath.Join(a.Name(), f.Name()))
 			}
 		}
 	}
-	return nil
 }
 
 // isAgentFolder says whether name is an agent's folder name, as the

@@ -172,6 +172,13 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	} else if err != nil {
 		return RestoreReport{}, fmt.Errorf("finish the restore before: %w", err)
 	}
+	// What is left of an earlier restore's work folder holds nothing to
+	// keep now, and none of it may come into this one.
+	if !e.store.ReadOnly() {
+		if err := os.RemoveAll(work); err != nil {
+			return RestoreReport{}, fmt.Errorf("nothing changed: the work folder of an earlier restore (%s) cannot be removed: %w", work, err)
+		}
+	}
 	fail := func(err error) (RestoreReport, error) {
 		_ = os.RemoveAll(work)
 		if store.DiskFull(err) {
@@ -294,7 +301,8 @@ func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info,
 		if err := swapWorkspace(e.liveWorkspace(), work); err != nil {
 			return err
 		}
-		return keepOthers(oldWS, e.liveWorkspace())
+		keepOthers(oldWS, e.liveWorkspace(), e.log)
+		return nil
 	}); err != nil {
 		return snapshot.Info{}, err
 	}
@@ -309,14 +317,30 @@ func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info,
 			return before, err
 		}
 	}
-	return before, os.RemoveAll(work)
+	// Without its marker the work folder is no restore to finish; what
+	// cannot be removed of it (a file of the workspace folder that could
+	// not be moved back) is left, and never stops a start or a restore.
+	if err := os.Remove(filepath.Join(work, "marker.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return before, err
+	}
+	e.dropWork(work)
+	return before, nil
+}
+
+// dropWork removes a restore's work folder that holds nothing to keep
+// (its marker gone, or from a restore that never swapped); what cannot be
+// removed is logged and left.
+func (e *Engine) dropWork(work string) {
+	if err := os.RemoveAll(work); err != nil {
+		e.log.Warn("a restore's work folder could not be removed completely; what is left of it is not used", "folder", work, "err", err)
+	}
 }
 
 // errReplacedNotKept: a restore is done, but the state it replaced could
 // not yet be made a before-restore snapshot (a full or read-only snapshot
 // folder). That state waits in the restore's work folder, and the next
-// start or restore keeps it (finishRestore runs again); neither refuses to
-// go on meanwhile.
+// start or restore keeps it (finishRestore runs again). A start goes on
+// meanwhile; a restore is refused, with nothing changed, until it is kept.
 var errReplacedNotKept = errors.New("keep the replaced state")
 
 func (e *Engine) liveWorkspace() string { return filepath.Join(e.Config.Paths.Data, "workspace") }
@@ -335,12 +359,14 @@ func (e *Engine) recoverRestore(ctx context.Context) error {
 	}
 	b, err := os.ReadFile(filepath.Join(work, "marker.json"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return os.RemoveAll(work)
+		e.dropWork(work)
+		return nil
 	}
 	var m restoreMarker
 	if err != nil || json.Unmarshal(b, &m) != nil {
 		e.log.Warn("an unreadable restore marker was dropped; the data is as it was", "err", err)
-		return os.RemoveAll(work)
+		e.dropWork(work)
+		return nil
 	}
 	token, err := e.store.Counter(ctx, restoreTokenKey)
 	if err != nil {
@@ -348,7 +374,8 @@ func (e *Engine) recoverRestore(ctx context.Context) error {
 	}
 	if token != m.Token {
 		e.log.Warn("a restore was interrupted before the swap; the data is as it was", "snapshot", m.Snapshot)
-		return os.RemoveAll(work)
+		e.dropWork(work)
+		return nil
 	}
 	before, err := e.finishRestore(ctx, work)
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -67,7 +68,9 @@ func (k *Keeper) Extract(ctx context.Context, id, dir string) (Info, error) {
 			return bad("it holds %s, which its manifest does not list", f.Name)
 		}
 		target, err := entryPath(dir, f.Name)
-		if err != nil {
+		if errors.Is(err, errNotWorkspaceFile) {
+			target = "" // checked, not unpacked (see errNotWorkspaceFile)
+		} else if err != nil {
 			return bad("%v", err)
 		}
 		got, err := unpack(f, target)
@@ -98,30 +101,47 @@ func (k *Keeper) Extract(ctx context.Context, id, dir string) (Info, error) {
 	return info, nil
 }
 
+// errNotWorkspaceFile is an entry under workspace/ that is no agent's
+// workspace file: an earlier version kept every file of the workspace
+// folder (an editor's backup, a .git folder). Such an entry is checked
+// against its checksum and not unpacked, so the snapshot still restores;
+// a restore leaves the live folder's other files as they are.
+var errNotWorkspaceFile = errors.New("not a workspace file")
+
 // entryPath maps a zip entry to where it unpacks: the database, or a
-// workspace file of a valid agent; anything else is refused.
+// workspace file of a valid agent; another entry under workspace/ is
+// errNotWorkspaceFile, and anything else is refused.
 func entryPath(dir, name string) (string, error) {
 	if name == dbName {
 		return filepath.Join(dir, dbName), nil
 	}
 	rest, ok := strings.CutPrefix(name, workspaceDir)
-	agent, file, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 || !memory.IsWorkspaceEntry(agent, file) {
+	if !ok {
 		return "", fmt.Errorf("unexpected entry %q", name)
+	}
+	agent, file, ok := strings.Cut(rest, "/")
+	if !ok || !memory.IsWorkspaceEntry(agent, file) {
+		return "", errNotWorkspaceFile
 	}
 	return filepath.Join(dir, "workspace", agent, file), nil
 }
 
-// unpack writes an entry to target and returns its SHA-256.
+// unpack writes an entry to target and returns its SHA-256; with target
+// "" it only reads the entry, for its checksum.
 func unpack(f *zip.File, target string) (string, error) {
-	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-		return "", err
-	}
 	rc, err := f.Open()
 	if err != nil {
 		return "", err
 	}
 	defer rc.Close()
+	if target == "" {
+		h := sha256.New()
+		_, err := io.Copy(h, rc)
+		return hex.EncodeToString(h.Sum(nil)), err
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		return "", err
+	}
 	out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return "", err
