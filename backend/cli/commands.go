@@ -204,7 +204,7 @@ func runList(ctx context.Context, e Env, args []string) error {
 	offset := fs.Int("offset", 0, "rows to skip")
 	retired := fs.Bool("retired", false, "include retired memories")
 	category := fs.String("category", "", "only this category")
-	text := fs.String("text", "", "only memories whose text contains this (each of its words must also start a word of the text: tail finds Tailwind, ailwind does not)")
+	text := fs.String("text", "", "only memories whose text contains this (each of its words must also start a word of the text: tail finds Tailwind, ailwind does not; with --retired, anywhere in the text)")
 	sort := fs.String("sort", "", "date (newest first, default), oldest or strength")
 	minS, maxS := optionalFloat{unit: true}, optionalFloat{unit: true}
 	fs.Var(&minS, "min-strength", "only strength at or above this")

@@ -196,8 +196,8 @@ func (in *Installer) Install(home string) (Status, error) {
 	if bytes.Equal(edited, cfg) && !reinstall {
 		st.Message = fmt.Sprintf("Installed in %s; config.yaml already named %s as memory.provider (uninstall removes it). It takes effect from the next Hermes session.",
 			PluginDir(home), PluginName)
-		if _, err := RemoveMemoryProvider(cfg); err != nil { // the one-line form, set by hand
-			st.Message = fmt.Sprintf("Installed in %s; config.yaml already named %s as memory.provider, on one line that HyAtlas does not edit: uninstall will ask you to change it by hand (writing memory as a block lets it put a provider back). It takes effect from the next Hermes session.",
+		if _, err := RemoveMemoryProvider(cfg); err != nil { // a form HyAtlas does not edit, set by hand
+			st.Message = fmt.Sprintf("Installed in %s; config.yaml already named %s as memory.provider, written in a form HyAtlas does not edit, so uninstall will ask you to change it by hand. It takes effect from the next Hermes session.",
 				PluginDir(home), PluginName)
 		}
 	}
