@@ -382,7 +382,8 @@ func explain(err error) error {
 	switch {
 	case errors.Is(err, client.ErrUnreachable):
 		return fmt.Errorf("%v: start it with `hyatlas` (or `hyatlas serve`)", err)
-	case errors.As(err, &answered) && answered.Status == http.StatusRequestEntityTooLarge:
+	case errors.As(err, &answered) && answered.Status == http.StatusRequestEntityTooLarge && strings.HasPrefix(answered.Message, "body is larger than"):
+		// The body limit of a JSON request (an import has its own, and says it).
 		return fmt.Errorf("the request is larger than HyAtlas takes (%d MiB as JSON, in which quotes, backslashes and control characters take more room than in the text); nothing was stored", api.MaxBodyBytes>>20)
 	}
 	return err

@@ -5,15 +5,17 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"hyatlas/backend/snapshot"
 )
 
 // TestSnapshot_OtherFilesInTheWorkspaceFolder: what else a person keeps
-// in the workspace folder (an editor's backup, notes, a .git folder, a
-// misspelt file) never makes a snapshot unrestorable, and a restore leaves
-// it as it is; a workspace file that is a symbolic link is kept with what
-// it points at, and the restore puts that back.
+// in the workspace folder (an editor's backup, notes, a .git folder, an
+// editor's copy of a workspace file) never makes a snapshot
+// unrestorable, and a restore leaves it as it is; a workspace file that is
+// a symbolic link is kept with what it points at, and the restore puts
+// that back.
 func TestSnapshot_OtherFilesInTheWorkspaceFolder(t *testing.T) {
 	ctx := context.Background()
 	eng := openSnapEngine(t)
@@ -108,10 +110,41 @@ func TestKeepOthers_ANameTakenSinceIsKeptBeside(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	keepOthers(old, live, quiet().Logger)
+	if left := keepOthers(old, live, quiet().Logger); left {
+		t.Error("keepOthers says it left a file")
+	}
 	for name, want := range map[string]string{"notes.txt": "new notes", "notes.txt.before-restore": "old notes"} {
 		if b, err := os.ReadFile(filepath.Join(live, name)); err != nil || string(b) != want {
 			t.Errorf("%s = %q (%v), want %q", name, b, err, want)
 		}
+	}
+}
+
+// TestKeepOthers_AFileThatCannotGoBackIsKeptAside: a file that cannot be
+// moved back (here both its name and NAME.before-restore are taken) is
+// left and said to be; keepLeftOthers then keeps the folder holding it
+// beside the workspace, out of the work folder that is removed.
+func TestKeepOthers_AFileThatCannotGoBackIsKeptAside(t *testing.T) {
+	data := t.TempDir()
+	old, live := filepath.Join(data, ".restore", "workspace.old"), filepath.Join(data, "workspace")
+	for _, d := range []string{old, live} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{filepath.Join(old, "notes.txt"): "old notes", filepath.Join(live, "notes.txt"): "new notes",
+		filepath.Join(live, "notes.txt.before-restore"): "an earlier restore's"}
+	for p, content := range files {
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left := keepOthers(old, live, quiet().Logger); !left {
+		t.Fatal("keepOthers does not say it left a file")
+	}
+	keepLeftOthers(old, data, time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC), quiet().Logger)
+	b, err := os.ReadFile(filepath.Join(data, "workspace.kept-20261202T150000.000Z", "notes.txt"))
+	if err != nil || string(b) != "old notes" {
+		t.Errorf("the file left is not kept aside: %q, %v", b, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"hyatlas/backend/memory"
 )
@@ -66,32 +67,34 @@ func moveFilesInto(from, to string) error {
 // of the folder as it was. An entry the live folder has by now (an editor
 // made it again) is kept beside it, as NAME.before-restore. It is best
 // effort: these files are not HyAtlas's, so one that cannot be moved (a
-// permission, an immutable file) is logged and left in the work folder's
-// place of it, never a reason to fail the restore. It runs again after a
-// crash: what was moved is no longer in old.
-func keepOthers(old, live string, log *slog.Logger) {
+// permission, an immutable file, a name taken twice) is logged and left
+// in old, and left says so: the caller then keeps old (keepLeftOthers),
+// never deletes it, and never fails the restore for it. It runs again
+// after a crash: what was moved is no longer in old.
+func keepOthers(old, live string, log *slog.Logger) (left bool) {
 	agents, err := os.ReadDir(old)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			log.Warn("the workspace folder's other files could not be read; they are not moved back", "folder", old, "err", err)
+			return true
 		}
-		return
+		return false
 	}
 	move := func(rel string) {
 		dst := filepath.Join(live, rel)
 		if _, err := os.Lstat(dst); err == nil {
 			dst += ".before-restore"
 		}
-		if _, err := os.Lstat(dst); err == nil {
-			log.Warn("a file of the workspace folder is not moved back: its name is taken", "file", rel)
-			return
-		}
 		err := os.MkdirAll(filepath.Dir(dst), 0o700)
+		if _, serr := os.Lstat(dst); err == nil && serr == nil {
+			err = errors.New("its name is taken")
+		}
 		if err == nil {
 			err = os.Rename(filepath.Join(old, rel), dst)
 		}
 		if err != nil {
 			log.Warn("a file of the workspace folder could not be moved back after the restore", "file", rel, "err", err)
+			left = true
 		}
 	}
 	for _, a := range agents {
@@ -102,6 +105,7 @@ func keepOthers(old, live string, log *slog.Logger) {
 		files, err := os.ReadDir(filepath.Join(old, a.Name()))
 		if err != nil {
 			log.Warn("an agent's other files could not be read; they are not moved back", "agent", a.Name(), "err", err)
+			left = true
 			continue
 		}
 		for _, f := range files {
@@ -110,6 +114,21 @@ func keepOthers(old, live string, log *slog.Logger) {
 			}
 		}
 	}
+	return left
+}
+
+// keepLeftOthers moves the replaced workspace folder (old), holding files
+// keepOthers could not move back, beside the data folder's workspace as
+// workspace.kept-<time>, out of the restore's work folder, which is then
+// removed: those files are never deleted, and nothing of them is in the
+// way of the next restore.
+func keepLeftOthers(old, data string, at time.Time, log *slog.Logger) {
+	dst := filepath.Join(data, "workspace.kept-"+at.UTC().Format("20060102T150405.000Z"))
+	if err := os.Rename(old, dst); err != nil {
+		log.Warn("the workspace folder's files that could not be moved back stay in the restore's work folder", "folder", old, "err", err)
+		return
+	}
+	log.Warn("files of the workspace folder that could not be moved back after the restore are kept aside", "folder", dst)
 }
 
 // isAgentFolder says whether name is an agent's folder name, as the

@@ -176,7 +176,7 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	// keep now, and none of it may come into this one.
 	if !e.store.ReadOnly() {
 		if err := os.RemoveAll(work); err != nil {
-			return RestoreReport{}, fmt.Errorf("nothing changed: the work folder of an earlier restore (%s) cannot be removed: %w", work, err)
+			return RestoreReport{}, memory.Errorf(memory.EUNAVAILABLE, "nothing changed: the work folder of an earlier restore (%s) cannot be removed (%v): remove it by hand, then restore again", work, err)
 		}
 	}
 	fail := func(err error) (RestoreReport, error) {
@@ -297,11 +297,12 @@ func (e *Engine) indexOf(ctx context.Context, dir string) (memory.VectorIndex, s
 // before-restore snapshot. Every step can run again after a crash.
 func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info, error) {
 	oldWS := filepath.Join(work, "workspace.old")
+	left := false // files of the workspace folder keepOthers could not move back
 	if err := e.workspace.Hold(func() error {
 		if err := swapWorkspace(e.liveWorkspace(), work); err != nil {
 			return err
 		}
-		keepOthers(oldWS, e.liveWorkspace(), e.log)
+		left = keepOthers(oldWS, e.liveWorkspace(), e.log)
 		return nil
 	}); err != nil {
 		return snapshot.Info{}, err
@@ -317,11 +318,14 @@ func (e *Engine) finishRestore(ctx context.Context, work string) (snapshot.Info,
 			return before, err
 		}
 	}
-	// Without its marker the work folder is no restore to finish; what
-	// cannot be removed of it (a file of the workspace folder that could
-	// not be moved back) is left, and never stops a start or a restore.
+	// Without its marker the work folder is no restore to finish. Files of
+	// the workspace folder that could not be moved back are kept aside
+	// first, never removed with it.
 	if err := os.Remove(filepath.Join(work, "marker.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return before, err
+	}
+	if left {
+		keepLeftOthers(oldWS, e.Config.Paths.Data, time.Now(), e.log)
 	}
 	e.dropWork(work)
 	return before, nil

@@ -334,22 +334,33 @@ func TestConsolidateProviderDownChargesNothing(t *testing.T) {
 	}
 }
 
-// TestConsolidateProviderErrorOnALoneTopicChargesNothing: an outage that
-// meets a pass with a single due topic is not that topic's failure; it is
-// called again every pass and does not rest.
+// TestConsolidateProviderErrorOnALoneTopicChargesNothing: an endpoint
+// down for any request, met by a pass with a single due topic, is not that
+// topic's failure: it is called again every pass and does not rest. A
+// failure of its own call (a timeout, a 5xx) is, and it rests after
+// ClusterMaxFails.
 func TestConsolidateProviderErrorOnALoneTopicChargesNothing(t *testing.T) {
-	r, c := newConsolidateRig(t, consolidateCfg())
-	r.aliceFacts(t)
-	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
-		return memory.ConsolidatePlan{}, fmt.Errorf("connection refused: %w", memory.ErrEndpointDown)
-	})
-	for pass := range memory.ClusterMaxFails + 1 {
-		if rep := r.consolidate(t); rep.ClustersPending != 1 || rep.SkippedOwners != 0 {
-			t.Fatalf("pass %d: %+v", pass+1, rep)
-		}
-	}
-	if c.calls() != memory.ClusterMaxFails+1 {
-		t.Fatalf("%d calls: the topic was rested after an outage", c.calls())
+	for _, tc := range []struct {
+		name  string
+		err   error
+		calls int // after ClusterMaxFails+1 passes
+	}{
+		{"the endpoint is down", fmt.Errorf("connection refused: %w", memory.ErrEndpointDown), memory.ClusterMaxFails + 1},
+		{"its own call timed out", fmt.Errorf("timeout: %w", memory.ErrProvider), memory.ClusterMaxFails},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, c := newConsolidateRig(t, consolidateCfg())
+			r.aliceFacts(t)
+			c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+				return memory.ConsolidatePlan{}, tc.err
+			})
+			for range memory.ClusterMaxFails + 1 {
+				r.consolidate(t)
+			}
+			if c.calls() != tc.calls {
+				t.Fatalf("%d calls, want %d", c.calls(), tc.calls)
+			}
+		})
 	}
 }
 
