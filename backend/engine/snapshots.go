@@ -154,8 +154,8 @@ type restoreMarker struct {
 // lets writes go on; then it puts the snapshot's workspace files in place
 // and keeps the replaced state as a before-restore snapshot, queues the
 // restored data's writes that wait for extraction and asks for a
-// re-embedding pass (for rows whose vectors are another model's). A crash at any
-// point leaves the old data or the new, never a mix (recoverRestore
+// re-embedding pass (for rows whose vectors are another model's). A crash
+// at any point leaves the old data or the new, never a mix (recoverRestore
 // finishes or discards the work at the next start).
 func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport, error) {
 	e.snap.mu.Lock()

@@ -34,9 +34,10 @@ var ErrNotReady = fmt.Errorf("%w: extraction is not configured or has no key", E
 // the error is returned (wrapping ErrProvider), so a caller draining a
 // queue can stop. An unreadable reply counts a try; after MaxExtractTries
 // the row is marked failed. A row edited while the model read its old text
-// gets nothing of the old text: the new one is extracted. Two callers asking for the same row at once
-// do the work once; the second waits for the first's outcome (and does the
-// work itself when a snapshot restore made the first's stale).
+// gets nothing of the old text: the new one is extracted. Two callers
+// asking for the same row at once do the work once; the second waits for
+// the first's outcome (and does the work itself when a snapshot restore
+// made the first's stale).
 func (s *Service) ExtractOne(ctx context.Context, id string) (ExtractionStatus, error) {
 	if s.cannotStore(ctx) {
 		return StatusPending, nil // no paid call whose answer could not be kept
