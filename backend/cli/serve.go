@@ -118,12 +118,9 @@ func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
 	fmt.Fprintf(e.Stdout, "HyAtlas %s is serving at %s%s\n", engine.Version, base, every)
 	if cfg.Auth {
 		fmt.Fprintf(e.Stdout, "Dashboard: %s (works once, for 10 minutes; `hyatlas dashboard` opens a new one)\n", eng.API.DashboardURL(base))
-	} else {
-		fmt.Fprintf(e.Stdout, "Dashboard: %s\n", eng.API.DashboardURL(base))
-	}
-	if cfg.Auth {
 		fmt.Fprintf(e.Stdout, "API token: run `hyatlas token` (file %s)\n", cfg.Paths.Config+string(os.PathSeparator)+api.TokenFile)
 	} else {
+		fmt.Fprintf(e.Stdout, "Dashboard: %s\n", eng.API.DashboardURL(base))
 		fmt.Fprintln(e.Stdout, "API token: off (HYATLAS_AUTH=off)")
 	}
 	fmt.Fprintf(e.Stdout, "Data: %s\n", cfg.Paths.Data)

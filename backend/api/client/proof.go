@@ -91,8 +91,9 @@ func (c *Client) checkProof(ctx context.Context) error {
 // none. HyAtlas makes its token at its first start (as do `hyatlas token`
 // and the Hermes install, before one), so no HyAtlas of this configuration
 // has started: whatever answers at Base is another program, or one of
-// another configuration, and it is sent nothing (ErrNotHyAtlas). ErrUnreachable when nothing
-// listens, so a command that works offline still does.
+// another configuration, and it is sent nothing (ErrNotHyAtlas). When
+// nothing listens it is ErrUnreachable, so a command that works offline
+// still does.
 func (c *Client) noToken(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, "GET", c.Base+"/healthz", nil)
 	if err != nil {
