@@ -62,18 +62,9 @@ func (c *Client) checkProof(ctx context.Context) error {
 		return fmt.Errorf("make a nonce: %w", err)
 	}
 	nonce := hex.EncodeToString(b)
-	req, err := http.NewRequestWithContext(ctx, "GET", c.Base+api.ProofPath+"?nonce="+nonce, nil)
+	resp, err := c.check(ctx, api.ProofPath+"?nonce="+nonce)
 	if err != nil {
-		return fmt.Errorf("build request: %w", err)
-	}
-	hc := *c.HTTP
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := hc.Do(req)
-	if err != nil {
-		if isConnRefused(err) {
-			return fmt.Errorf("%w at %s", ErrUnreachable, c.Base)
-		}
-		return fmt.Errorf("check HyAtlas at %s: %w", c.Base, err)
+		return err
 	}
 	defer resp.Body.Close()
 	var got struct {
@@ -95,19 +86,29 @@ func (c *Client) checkProof(ctx context.Context) error {
 // nothing listens it is ErrUnreachable, so a command that works offline
 // still does.
 func (c *Client) noToken(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, "GET", c.Base+"/healthz", nil)
+	resp, err := c.check(ctx, "/healthz")
 	if err != nil {
-		return fmt.Errorf("build request: %w", err)
+		return err
+	}
+	_ = resp.Body.Close()
+	return fmt.Errorf("%w (at %s; this configuration has no API token yet, so no HyAtlas of it has started there)", ErrNotHyAtlas, c.Base)
+}
+
+// check GETs path (no token, no redirect followed) to learn who answers at
+// Base; nothing listening is ErrUnreachable.
+func (c *Client) check(ctx context.Context, path string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.Base+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
 	}
 	hc := *c.HTTP
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := hc.Do(req)
 	if err != nil {
 		if isConnRefused(err) {
-			return fmt.Errorf("%w at %s", ErrUnreachable, c.Base)
+			return nil, fmt.Errorf("%w at %s", ErrUnreachable, c.Base)
 		}
-		return fmt.Errorf("check HyAtlas at %s: %w", c.Base, err)
+		return nil, fmt.Errorf("check HyAtlas at %s: %w", c.Base, err)
 	}
-	_ = resp.Body.Close()
-	return fmt.Errorf("%w (at %s; this configuration has no API token yet, so no HyAtlas of it has started there)", ErrNotHyAtlas, c.Base)
+	return resp, nil
 }
