@@ -82,15 +82,14 @@ func keepOthers(old, live string, log *slog.Logger) (left bool) {
 	}
 	move := func(rel string) {
 		dst := filepath.Join(live, rel)
-		if _, err := os.Lstat(dst); err == nil {
+		if present(dst) {
 			dst += ".before-restore"
 		}
-		err := os.MkdirAll(filepath.Dir(dst), 0o700)
-		if _, serr := os.Lstat(dst); err == nil && serr == nil {
-			err = errors.New("its name is taken")
-		}
-		if err == nil {
-			err = os.Rename(filepath.Join(old, rel), dst)
+		err := errors.New("its name is taken")
+		if !present(dst) {
+			if err = os.MkdirAll(filepath.Dir(dst), 0o700); err == nil {
+				err = os.Rename(filepath.Join(old, rel), dst)
+			}
 		}
 		if err != nil {
 			log.Warn("a file of the workspace folder could not be moved back after the restore", "file", rel, "err", err)
@@ -98,7 +97,7 @@ func keepOthers(old, live string, log *slog.Logger) (left bool) {
 		}
 	}
 	for _, a := range agents {
-		if !a.IsDir() || !isAgentFolder(a.Name()) {
+		if !a.IsDir() || !memory.IsAgentFolder(a.Name()) {
 			move(a.Name())
 			continue
 		}
@@ -131,9 +130,9 @@ func keepLeftOthers(old, data string, at time.Time, log *slog.Logger) {
 	log.Warn("files of the workspace folder that could not be moved back after the restore are kept aside", "folder", dst)
 }
 
-// isAgentFolder says whether name is an agent's folder name, as the
-// workspace spells it.
-func isAgentFolder(name string) bool {
-	a, err := memory.ParseAgent(name)
-	return err == nil && a == name
+// present says whether p names anything, a symbolic link too (even one
+// whose target is gone: renaming over it would replace it).
+func present(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }

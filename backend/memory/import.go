@@ -80,11 +80,12 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 
 // importLocked writes the files and commits the memories of b, and
 // returns the ids written. Imports write one at a time (Service.importing);
-// each reads and checks its file before it waits. The files and the memories go in under one
-// read lock of indexSync: a snapshot restore (which takes it) waits for
-// the whole import and never swaps the workspace between the two, so an
-// acknowledged import is in the restored data whole; and an embedder
-// switch cannot come between the commit and the index update.
+// each reads and checks its file before it waits. The files and the
+// memories go in under one read lock of indexSync: a snapshot restore
+// (which takes it) waits for the whole import and never swaps the
+// workspace between the two, so an acknowledged import is in the restored
+// data whole; and an embedder switch cannot come between the commit and
+// the index update.
 func (s *Service) importLocked(ctx context.Context, b importBatch, rep *ImportReport) ([]string, error) {
 	if !s.importing.TryLock() {
 		if importWaits != nil {

@@ -36,11 +36,18 @@ var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // WorkspaceFiles are the files of an agent's workspace.
 var WorkspaceFiles = []WorkspaceFile{FileSoul, FileMemory, FileUser}
 
+// IsAgentFolder says whether name, as a folder is spelt on disk, is an
+// agent's workspace folder.
+func IsAgentFolder(name string) bool {
+	a, err := ParseAgent(name)
+	return err == nil && a == name
+}
+
 // IsWorkspaceEntry says whether agent/file, as a folder and a file name
 // are spelt on disk, is an agent's workspace file: what snapshots keep
 // and restore. Anything else in the workspace folder is not HyAtlas's.
 func IsWorkspaceEntry(agent, file string) bool {
-	if a, err := ParseAgent(agent); err != nil || a != agent {
+	if !IsAgentFolder(agent) {
 		return false
 	}
 	f, err := ParseWorkspaceFile(file)

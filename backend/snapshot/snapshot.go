@@ -220,10 +220,10 @@ func addWorkspace(zw *zip.Writer, dir string, sums map[string]string) error {
 		return err
 	}
 	for _, a := range agents {
+		if !memory.IsAgentFolder(a.Name()) {
+			continue
+		}
 		for _, f := range memory.WorkspaceFiles {
-			if !memory.IsWorkspaceEntry(a.Name(), string(f)) {
-				break
-			}
 			p := filepath.Join(dir, a.Name(), string(f))
 			st, err := os.Stat(p)
 			switch {
