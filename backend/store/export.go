@@ -12,10 +12,18 @@ import (
 
 // ScanExport calls fn for every row in scope, live and retired, in the
 // order they were written, with its history and, when withVectors, its
-// saved vector (nil when it has none).
+// saved vector (nil when it has none). The rows and their histories are
+// read in one read transaction, so they show one moment: a row retired
+// meanwhile is never exported retired without the line that says why.
 func (s *Store) ScanExport(ctx context.Context, scope memory.Scope, withVectors bool, fn func(memory.ExportRow) error) error {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
 	history := map[string][]memory.HistoryEntry{}
-	err := s.query(ctx, `SELECT memory_id, at, action, how, reason, by_id, old_content, detail FROM history ORDER BY seq`, nil,
+	rows, err := tx.QueryContext(ctx, `SELECT memory_id, at, action, how, reason, by_id, old_content, detail FROM history ORDER BY seq`)
+	err = eachRow(rows, err,
 		func(r *sql.Rows) error {
 			var h memory.HistoryEntry
 			var at sql.NullInt64
@@ -35,7 +43,7 @@ func (s *Store) ScanExport(ctx context.Context, scope memory.Scope, withVectors 
 	if !withVectors {
 		q = `SELECT ` + prefixed("m") + `, m.decayed_at, m.embedder, NULL, NULL FROM memories m` + w.sql() + ` ORDER BY m.seq`
 	}
-	rows, err := s.reader.QueryContext(ctx, q, w.args...)
+	rows, err = tx.QueryContext(ctx, q, w.args...)
 	if err != nil {
 		return fmt.Errorf("export memories: %w", err)
 	}
