@@ -230,3 +230,23 @@ func (s *Service) Unfinished(ctx context.Context, maxAge time.Duration) ([]strin
 	}
 	return s.xstore.PendingExtraction(ctx, from, time.Time{}, MaxExtractTries, backlogMax)
 }
+
+// queueImportedTurns hands the extraction workers the live turns an
+// import wrote that came in waiting for extraction (the store dated their
+// request to the import, so the catch-up loop would find them too, but
+// only on its next run). Lite mode extracts nothing.
+func (s *Service) queueImportedTurns(written []string, rows []ExportRow) {
+	if !s.cfg.Mode.UsesLLM() || s.xstore == nil || len(written) == 0 {
+		return
+	}
+	wrote := make(map[string]bool, len(written))
+	for _, id := range written {
+		wrote[id] = true
+	}
+	for _, r := range rows {
+		m := r.Memory
+		if wrote[m.ID] && m.Layer == LayerRaw && m.Live() && m.Extraction == ExtractPending {
+			s.enqueue(m.ID)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -24,6 +25,10 @@ type ImportSet struct {
 	Rows   []ExportRow
 	Graph  GraphExport
 	Topics []OwnerTopics
+	// At is when the import ran: a live turn that comes in pending is
+	// asked for extraction then (extract_asked_at), so the catch-up
+	// window counts from the import, not from when it was said.
+	At time.Time
 }
 
 // ImportWritten is what an import wrote: the ids of the new rows, what it

@@ -74,6 +74,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (ImportReport, error)
 	if rep.Reembed > 0 {
 		s.kickReembed()
 	}
+	s.queueImportedTurns(written, rows)
 	s.events.Publish(Event{Type: "import.done", At: s.now().UTC(), Data: rep})
 	return rep, nil
 }
@@ -123,7 +124,7 @@ func (s *Service) importLocked(ctx context.Context, b importBatch, rep *ImportRe
 	for _, r := range b.rows {
 		brought[r.Memory.ID] = true
 	}
-	done, err := s.store.ImportRows(ctx, ImportSet{Rows: b.rows, Graph: b.graph, Topics: keepMembers(b.topics, brought)})
+	done, err := s.store.ImportRows(ctx, ImportSet{Rows: b.rows, Graph: b.graph, Topics: keepMembers(b.topics, brought), At: s.now().UTC()})
 	if err != nil {
 		undoFiles()
 		return nil, err

@@ -76,7 +76,8 @@ func (s *Store) ScanExport(ctx context.Context, scope memory.Scope, withVectors 
 
 // ImportRows writes, in one transaction, every row whose id the store
 // does not hold yet, with its history, vector and last fade, and returns
-// the ids it wrote; rows already held are left as they are. The graph and
+// the ids it wrote; rows already held are left as they are. A live turn
+// that comes in pending is dated asked-for at set.At. The graph and
 // the owners' topics are merged in the same transaction (see importGraph
 // and importTopics).
 func (s *Store) ImportRows(ctx context.Context, set memory.ImportSet) (memory.ImportWritten, error) {
@@ -99,6 +100,12 @@ func (s *Store) ImportRows(ctx context.Context, set memory.ImportSet) (memory.Im
 			}
 			if err := insertRow(ctx, p, nr); err != nil {
 				return err
+			}
+			if m := r.Memory; m.Layer == memory.LayerRaw && m.Live() && m.Extraction == memory.ExtractPending && !set.At.IsZero() {
+				if _, err := tx.ExecContext(ctx, `UPDATE memories SET extract_asked_at = ? WHERE id = ?`,
+					set.At.UnixMilli(), m.ID); err != nil {
+					return fmt.Errorf("import %s: %w", m.ID, err)
+				}
 			}
 			if !r.DecayedAt.IsZero() {
 				if _, err := tx.ExecContext(ctx, `UPDATE memories SET decayed_at = ? WHERE id = ?`,
