@@ -21,6 +21,7 @@ const minSecretKey = 16
 // as OpenAI's, and a server that escapes one character of an echoed key
 // must not get the rest of it into a log, the status or the database.
 func redactor(key string) func(string) string {
+	key = strings.TrimSpace(key) // what a request header carries
 	if key == "" {
 		return func(s string) string { return s }
 	}

@@ -297,8 +297,12 @@ func (k *KeySource) warnOnce(id, msg string) {
 }
 
 // Hand makes key the key for this run, in memory only. It wins over every
-// other source until Delete (or Save) or the end of the process.
+// other source until Delete (or Save) or the end of the process. Spaces
+// around it are dropped, as from every other source: an HTTP header drops
+// them too, so an endpoint echoing the key echoes the trimmed one, and
+// only that one is redacted.
 func (k *KeySource) Hand(key string) error {
+	key = strings.TrimSpace(key)
 	if err := validate(key); err != nil {
 		return err
 	}
@@ -312,7 +316,9 @@ func (k *KeySource) Hand(key string) error {
 // Save stores key in the OS keyring. On success a handed key is forgotten,
 // so that the saved key is the one in use. When no keyring can be used the
 // error has code memory.EUNAVAILABLE and says why and what to do instead.
+// Spaces around key are dropped, as by Hand.
 func (k *KeySource) Save(key string) error {
+	key = strings.TrimSpace(key)
 	if err := validate(key); err != nil {
 		return err
 	}

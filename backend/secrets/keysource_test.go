@@ -201,7 +201,8 @@ func TestBadFileContentFallsThrough(t *testing.T) {
 func TestHandValidation(t *testing.T) {
 	bad := map[string]string{
 		"empty":     "",
-		"newline":   "sk-abc\n",
+		"newline":   "sk-a\nbc",
+		"spaces":    "  \t ",
 		"cr":        "sk-a\rbc",
 		"tab":       "sk-a\tbc",
 		"nul":       "sk-a\x00bc",
@@ -217,7 +218,7 @@ func TestHandValidation(t *testing.T) {
 			t.Errorf("%s: want EINVALID, got %v", name, err)
 			continue
 		}
-		if key != "" && strings.Contains(err.Error(), strings.TrimSpace(key)) {
+		if k := strings.TrimSpace(key); k != "" && strings.Contains(err.Error(), k) {
 			t.Errorf("%s: error leaks the key: %v", name, err)
 		}
 		if err := ks.Save(key); memory.ErrorCode(err) != memory.EINVALID {
@@ -226,6 +227,13 @@ func TestHandValidation(t *testing.T) {
 	}
 	if _, origin := mustKey(t, ks); origin != OriginNone {
 		t.Fatalf("an invalid key was kept: %q", origin)
+	}
+	// Spaces around a pasted key go, as from a file or the environment.
+	if err := ks.Hand(" sk-pasted\n"); err != nil {
+		t.Fatal(err)
+	}
+	if key, _ := mustKey(t, ks); key != "sk-pasted" {
+		t.Errorf("a key handed with spaces around it is %q, want it trimmed", key)
 	}
 	for _, good := range []string{"x", "sk-proj-AbC_123-xyz", strings.Repeat("a", MaxKeyBytes), "clé spéciale"} {
 		if err := ks.Hand(good); err != nil {
