@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -164,18 +165,21 @@ func (x *extraction) state() memory.LLMState {
 	}
 }
 
-// isLocal reports whether base points at this machine.
+// isLocal reports whether base points at this machine: localhost (in any
+// case, with or without the root's dot), a loopback address, or the
+// unspecified address (0.0.0.0, ::), which reaches this machine too and
+// is what local servers' guides often print.
 func isLocal(base string) bool {
 	u, err := url.Parse(base)
 	if err != nil {
 		return false
 	}
-	h := u.Hostname()
+	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if h == "localhost" {
 		return true
 	}
 	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 func (x *extraction) kickCatchUp() {

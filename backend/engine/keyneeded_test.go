@@ -93,3 +93,27 @@ func TestRefreshKey_NoEndpointReadsNoKeyring(t *testing.T) {
 		t.Error("with an endpoint the keyring was not read: the test proves nothing")
 	}
 }
+
+// An endpoint on this machine needs no key, however its address is
+// written; any other gets none of the calls a key is missing for.
+func TestIsLocal(t *testing.T) {
+	for base, want := range map[string]bool{
+		"http://localhost:11434/v1":       true,
+		"http://LocalHost:11434/v1":       true,
+		"http://localhost.:8080/v1":       true,
+		"http://127.0.0.1:8080/v1":        true,
+		"http://127.1.2.3/v1":             true,
+		"http://[::1]:8080/v1":            true,
+		"http://0.0.0.0:11434/v1":         true,
+		"http://[::]:11434/v1":            true,
+		"https://api.provider.example/v1": false,
+		"http://localhost.example/v1":     false,
+		"http://192.168.1.20:11434/v1":    false,
+		"http://10.0.0.1/v1":              false,
+		"://bad":                          false,
+	} {
+		if got := isLocal(base); got != want {
+			t.Errorf("isLocal(%q) = %v, want %v", base, got, want)
+		}
+	}
+}
