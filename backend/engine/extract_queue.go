@@ -97,7 +97,10 @@ func (q *extractQueue) idle() bool {
 
 // extractWorker extracts queued rows one at a time. A provider error drops
 // the rest of the queue: the endpoint is down, and the catch-up loop will
-// try again later rather than hammering it row by row.
+// try again later rather than hammering it row by row. Unless the key
+// changed during the call: the refusal may be the old key's, and the new
+// one has queued every waiting row again, so the queue stays and the row
+// goes back in it.
 func (e *Engine) extractWorker(ctx context.Context) {
 	for {
 		if !e.waitUnpaused(ctx) {
@@ -108,11 +111,14 @@ func (e *Engine) extractWorker(ctx context.Context) {
 			return
 		}
 		cctx, cancel := context.WithTimeout(ctx, e.Config.LLM.Timeout+30*time.Second)
+		gen := e.x.keyGeneration()
 		_, err := e.Memory.ExtractOne(cctx, id)
 		cancel()
 		e.x.queue.done()
 		switch {
 		case err == nil, ctx.Err() != nil:
+		case errors.Is(err, memory.ErrProvider) && e.x.keyGeneration() != gen:
+			e.x.queue.push(id)
 		case errors.Is(err, memory.ErrProvider):
 			if n := e.x.queue.drop(); n > 0 {
 				e.log.Warn("extraction endpoint unavailable; queued rows wait for the catch-up loop",

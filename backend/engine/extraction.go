@@ -96,6 +96,14 @@ func (e *Engine) newExtraction(ctx context.Context, kr secrets.Keyring, hc *http
 	return x
 }
 
+// keyGeneration is keyGen now: a call's outcome compares it with the one
+// before the call to tell whether the key changed meanwhile.
+func (x *extraction) keyGeneration() uint64 {
+	x.keyMu.Lock()
+	defer x.keyMu.Unlock()
+	return x.keyGen
+}
+
 // key is the primary endpoint's key now, read through the key source.
 func (x *extraction) key(ctx context.Context) (string, error) {
 	k, _, err := x.keys.Key(ctx)
