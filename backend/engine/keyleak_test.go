@@ -62,8 +62,8 @@ func TestKeyNeverLeaks(t *testing.T) {
 	call("PUT", "/api/v1/settings/llm-key", map[string]any{"key": saved})
 	call("POST", "/api/v1/llm/key", map[string]any{"key": handed})
 	call("POST", "/api/v1/add", map[string]any{"text": "written with the handed key"})
-	call("PUT", "/api/v1/settings/llm-key", map[string]any{"key": saved + "\n"})  // invalid: refused
-	call("POST", "/api/v1/llm/key", map[string]any{"key": handed, "extra": true}) // unknown field: refused
+	call("PUT", "/api/v1/settings/llm-key", map[string]any{"key": saved + "\n-x"}) // invalid: refused
+	call("POST", "/api/v1/llm/key", map[string]any{"key": handed, "extra": true})  // unknown field: refused
 	r.waitIdle(t)
 	for _, p := range []string{"/api/v1/status", "/api/v1/egress", "/api/v1/settings/llm-key", "/api/v1/list?limit=100",
 		"/api/v1/list?include_raw=true&include_superseded=true"} {
