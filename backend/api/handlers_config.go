@@ -21,13 +21,15 @@ type Settings interface {
 
 // SettingsState is the reply of /api/v1/settings.
 type SettingsState struct {
-	Keys            []string          `json:"keys"`             // the editable settings, in display order
-	Saved           map[string]string `json:"saved"`            // what the window saved
-	Next            map[string]string `json:"next"`             // what applies at the next start
-	Running         map[string]string `json:"running"`          // what runs now
-	Pinned          []string          `json:"pinned"`           // keys the environment sets (the window cannot change them)
-	RestartRequired bool              `json:"restart_required"` // next differs from running
-	CanRestart      bool              `json:"can_restart"`      // POST /api/v1/restart works here
+	Keys            []string          `json:"keys"`                 // the editable settings, in display order
+	Saved           map[string]string `json:"saved"`                // what the window saved
+	Next            map[string]string `json:"next"`                 // what applies at the next start
+	Running         map[string]string `json:"running"`              // what runs now
+	Pinned          []string          `json:"pinned"`               // keys the environment sets (the window cannot change them)
+	Ignored         map[string]string `json:"ignored"`              // saved settings a start ignores, with why
+	FileError       string            `json:"file_error,omitempty"` // the settings file cannot be read (it is ignored)
+	RestartRequired bool              `json:"restart_required"`     // next differs from running
+	CanRestart      bool              `json:"can_restart"`          // POST /api/v1/restart works here
 }
 
 // ConnectionTest is the reply of POST /api/v1/settings/test.

@@ -1,13 +1,17 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,13 +61,27 @@ func ReadSettings(dir string) (map[string]string, error) {
 	if err != nil {
 		return out, fmt.Errorf("read %s: %w", SettingsFile, err)
 	}
-	var raw map[string]string
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return out, fmt.Errorf("read %s: %w", filepath.Join(dir, SettingsFile), err)
+	var raw map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return out, fmt.Errorf("read %s: it is not a JSON object of settings: %w", filepath.Join(dir, SettingsFile), err)
 	}
 	for k, v := range raw {
-		if envOf(k) != "" && strings.TrimSpace(v) != "" {
-			out[k] = strings.TrimSpace(v)
+		var text string
+		switch v := v.(type) { // a file edited by hand may say 7 or true for "7" or "true"
+		case string:
+			text = v
+		case json.Number:
+			text = v.String()
+		case bool:
+			text = strconv.FormatBool(v)
+		case nil:
+		default:
+			return map[string]string{}, fmt.Errorf("read %s: %q is not a text, number or true/false", filepath.Join(dir, SettingsFile), k)
+		}
+		if envOf(k) != "" && strings.TrimSpace(text) != "" {
+			out[k] = strings.TrimSpace(text)
 		}
 	}
 	return out, nil
@@ -169,15 +187,48 @@ func LoadWithSettings(getenv func(string) string) (Config, error) {
 		base.Warnings = append(base.Warnings, err.Error()+"; the saved settings are ignored")
 		return base, nil
 	}
-	if len(saved) == 0 {
+	usable, ignored := UsableSettings(getenv, saved)
+	if len(usable) == 0 && len(ignored) == 0 {
 		return base, nil
 	}
-	if err := CheckSettings(getenv, saved); err != nil {
-		base.Warnings = append(base.Warnings, fmt.Sprintf("saved settings (%s): %v; they are ignored",
-			filepath.Join(base.Paths.Config, SettingsFile), err))
-		return base, nil
+	cfg, err := Load(Overlay(getenv, usable))
+	if err != nil { // UsableSettings checked this very load
+		return Config{}, err
 	}
-	return Load(Overlay(getenv, saved))
+	for _, k := range slices.Sorted(maps.Keys(ignored)) {
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("saved setting %s (%s): %s; it is ignored",
+			k, filepath.Join(base.Paths.Config, SettingsFile), ignored[k]))
+	}
+	return cfg, nil
+}
+
+// UsableSettings splits saved into the settings a start applies under
+// getenv and those it ignores, each with why. The settings are checked
+// together; while they fail, the one the error names goes (or, when it
+// names none, the last in Editable's order), so one bad value, or one the
+// environment made bad since (HYATLAS_MODE=ultra set over a saved
+// consolidate_every off), does not take the endpoint with it.
+func UsableSettings(getenv func(string) string, saved map[string]string) (usable, ignored map[string]string) {
+	usable, ignored = maps.Clone(saved), map[string]string{}
+	for len(usable) > 0 {
+		err := CheckSettings(getenv, usable)
+		if err == nil {
+			break
+		}
+		k, _, _ := strings.Cut(err.Error(), ":")
+		if _, named := usable[k]; !named {
+			k = slices.Sorted(maps.Keys(usable))[0] // each turn drops one: the loop ends
+			for i := len(Editable) - 1; i >= 0; i-- {
+				if _, ok := usable[Editable[i].Key]; ok {
+					k = Editable[i].Key
+					break
+				}
+			}
+		}
+		ignored[k] = err.Error()
+		delete(usable, k)
+	}
+	return usable, ignored
 }
 
 // Running is the value of each editable setting in cfg, as text.

@@ -99,3 +99,59 @@ func TestDurationTextReadsBack(t *testing.T) {
 		}
 	}
 }
+
+// A start applies every saved setting it can: one the environment made
+// invalid since goes alone, with a warning naming it, and the endpoint
+// saved beside it still applies.
+func TestLoadWithSettingsIgnoresOnlyTheBadSetting(t *testing.T) {
+	dir := t.TempDir()
+	saved := map[string]string{"mode": "pro", "consolidate_every": "off",
+		"llm_base": "http://127.0.0.1:11434/v1", "llm_model": "qwen3:8b"}
+	if err := WriteSettings(dir, saved); err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]string{"HYATLAS_CONFIG_DIR": dir, "HYATLAS_DATA": filepath.Join(dir, "data")}
+	cfg, err := LoadWithSettings(envMap(base))
+	if err != nil || cfg.Mode != "pro" || cfg.Consolidate.Every != 0 || len(cfg.Warnings) != 0 {
+		t.Fatalf("together they are valid: mode %q every %v warnings %v err %v", cfg.Mode, cfg.Consolidate.Every, cfg.Warnings, err)
+	}
+	base["HYATLAS_MODE"] = "ultra" // ultra needs consolidation
+	cfg, err = LoadWithSettings(envMap(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Mode != "ultra" || cfg.Consolidate.Every == 0 || cfg.LLM.Base != saved["llm_base"] || cfg.LLM.Model != saved["llm_model"] {
+		t.Errorf("mode %q every %v base %q model %q: want ultra with its interval and the saved endpoint",
+			cfg.Mode, cfg.Consolidate.Every, cfg.LLM.Base, cfg.LLM.Model)
+	}
+	if w := strings.Join(cfg.Warnings, " "); !strings.Contains(w, "consolidate_every") || !strings.Contains(w, "ignored") || strings.Contains(w, "llm_base") {
+		t.Errorf("warnings %q: want consolidate_every alone named as ignored", w)
+	}
+	usable, ignored := UsableSettings(envMap(base), map[string]string{"snapshot_keep": "0", "snapshot_every": "often", "llm_model": "m"})
+	if len(usable) != 1 || usable["llm_model"] != "m" || len(ignored) != 2 || ignored["snapshot_keep"] == "" || ignored["snapshot_every"] == "" {
+		t.Errorf("usable %v ignored %v", usable, ignored)
+	}
+}
+
+// A settings file edited by hand may write a number or true/false without
+// quotes; it reads as the text it stands for. Anything else is an error.
+func TestReadSettingsTakesNumbersAndBooleans(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"snapshot_keep": 7, "sync_extract": true, "llm_model": null, "port": 1}`)
+	got, err := ReadSettings(dir)
+	if err != nil || len(got) != 2 || got["snapshot_keep"] != "7" || got["sync_extract"] != "true" {
+		t.Errorf("read %v %v", got, err)
+	}
+	for _, body := range []string{`{"snapshot_keep": [7]}`, `[1]`, `{"mode": {"a": 1}}`} {
+		write(body)
+		if got, err := ReadSettings(dir); err == nil || len(got) != 0 {
+			t.Errorf("%s: read %v %v, want an error", body, got, err)
+		}
+	}
+}

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -19,10 +21,14 @@ import (
 // the environment pins. New values apply when HyAtlas restarts.
 type settingsAPI struct{ e *Engine }
 
+// state is the settings' state with saved as the file's; next is what a
+// start would apply, as config.LoadWithSettings does: without the saved
+// settings it would ignore (listed in Ignored, with why).
 func (s settingsAPI) state(saved map[string]string) api.SettingsState {
 	getenv := os.Getenv
 	next := map[string]string{}
-	if cfg, err := config.Load(config.Overlay(getenv, saved)); err == nil {
+	usable, ignored := config.UsableSettings(getenv, saved)
+	if cfg, err := config.Load(config.Overlay(getenv, usable)); err == nil {
 		next = config.Running(cfg)
 	}
 	running := config.Running(s.e.Config)
@@ -37,7 +43,7 @@ func (s settingsAPI) state(saved map[string]string) api.SettingsState {
 		keys[i] = st.Key
 	}
 	return api.SettingsState{Saved: saved, Next: next, Running: running, Pinned: nonNilStrings(config.Pinned(getenv)),
-		Keys: keys, RestartRequired: restart, CanRestart: s.e.quit.Load() != nil}
+		Ignored: ignored, Keys: keys, RestartRequired: restart, CanRestart: s.e.quit.Load() != nil}
 }
 
 func nonNilStrings(s []string) []string {
@@ -47,26 +53,32 @@ func nonNilStrings(s []string) []string {
 	return s
 }
 
-// Get is the settings' state now.
+// Get is the settings' state now. A settings file that cannot be read (a
+// hand edit gone wrong) is reported in FileError, as if empty: the start
+// ignores it too, and a save replaces it.
 func (s settingsAPI) Get() (api.SettingsState, error) {
 	saved, err := config.ReadSettings(s.e.Config.Paths.Config)
+	st := s.state(saved)
 	if err != nil {
-		return api.SettingsState{}, err
+		st.FileError = err.Error() + "; it is ignored, and saving here replaces it (the old one is kept as " + unreadableSettings + ")"
 	}
-	return s.state(saved), nil
+	return st, nil
 }
+
+// unreadableSettings is where a save moves a settings file it cannot read.
+const unreadableSettings = config.SettingsFile + ".unreadable"
 
 // Put merges values into the saved settings ("" removes one) after
 // checking them all together; nothing is saved when one is invalid or
-// pinned by the environment.
+// pinned by the environment. A saved setting a start ignores (listed in
+// the state's Ignored, shown in the window) is dropped by the save, which
+// writes what the window shows: kept, it would refuse every save.
 func (s settingsAPI) Put(values map[string]string) (api.SettingsState, error) {
 	s.e.settingsMu.Lock() // two saves at once must not each drop the other's keys
 	defer s.e.settingsMu.Unlock()
 	dir := s.e.Config.Paths.Config
-	saved, err := config.ReadSettings(dir)
-	if err != nil {
-		return api.SettingsState{}, err
-	}
+	saved, readErr := config.ReadSettings(dir)
+	saved, _ = config.UsableSettings(os.Getenv, saved)
 	pinned := map[string]bool{}
 	for _, k := range config.Pinned(os.Getenv) {
 		pinned[k] = true
@@ -88,6 +100,12 @@ func (s settingsAPI) Put(values map[string]string) (api.SettingsState, error) {
 	}
 	if err := config.CheckSettings(os.Getenv, saved); err != nil {
 		return api.SettingsState{}, memory.Errorf(memory.EINVALID, "%v", err)
+	}
+	if readErr != nil { // kept beside, never lost: it was typed by hand
+		file := filepath.Join(dir, config.SettingsFile)
+		if err := os.Rename(file, filepath.Join(dir, unreadableSettings)); err != nil {
+			return api.SettingsState{}, fmt.Errorf("%v, and it could not be moved aside: %w", readErr, err)
+		}
 	}
 	if err := config.WriteSettings(dir, saved); err != nil {
 		return api.SettingsState{}, err

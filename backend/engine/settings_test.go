@@ -91,3 +91,43 @@ func TestSettingsPut_AnUnknownKeyClearedIsRefused(t *testing.T) {
 		t.Errorf("settings.json written by a refused save: %v", err)
 	}
 }
+
+// Settings show what a start would apply: a saved value the start ignores
+// is listed with why and is not in next; a settings file that cannot be
+// read shows as empty with its problem, and a save puts it aside.
+func TestSettings_WhatAStartIgnoresAndAnUnreadableFile(t *testing.T) {
+	eng := openSnapEngine(t)
+	s := settingsAPI{eng}
+	file := filepath.Join(eng.Config.Paths.Config, "settings.json")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"mode": "pro", "snapshot_keep": 0, "llm_model": "m1"}`)
+	st, err := s.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Next["mode"] != "pro" || st.Next["llm_model"] != "m1" || st.Next["snapshot_keep"] == "0" || st.Ignored["snapshot_keep"] == "" || st.FileError != "" {
+		t.Errorf("next %v ignored %v file error %q: want mode pro and the model next, snapshot_keep 0 ignored", st.Next, st.Ignored, st.FileError)
+	}
+	st, err = s.Put(map[string]string{"llm_model": "m2"})
+	if err != nil || st.Saved["llm_model"] != "m2" || st.Saved["mode"] != "pro" || st.Saved["snapshot_keep"] != "" || len(st.Ignored) != 0 {
+		t.Fatalf("a save beside an ignored setting: %+v %v, want it saved and the ignored one dropped", st, err)
+	}
+	const broken = `{"mode": "pro",, typed by hand`
+	write(broken)
+	st, err = s.Get()
+	if err != nil || st.FileError == "" || len(st.Saved) != 0 {
+		t.Fatalf("an unreadable file: %+v %v, want its problem and nothing saved", st, err)
+	}
+	st, err = s.Put(map[string]string{"snapshot_keep": "5"})
+	if err != nil || st.Saved["snapshot_keep"] != "5" || st.FileError != "" {
+		t.Fatalf("a save over an unreadable file: %+v %v", st, err)
+	}
+	if b, err := os.ReadFile(file + ".unreadable"); err != nil || string(b) != broken {
+		t.Errorf("the unreadable file was not kept aside: %q %v", b, err)
+	}
+}

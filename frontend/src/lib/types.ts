@@ -285,6 +285,10 @@ export interface SettingsState {
   next: Record<string, string>;
   running: Record<string, string>;
   pinned: string[];
+  /** Saved settings a start ignores (the key: why); the next save drops them. */
+  ignored?: Record<string, string>;
+  /** Why the settings file cannot be read (it is ignored; a save replaces it). */
+  file_error?: string;
   restart_required: boolean;
   can_restart: boolean;
 }
