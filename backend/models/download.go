@@ -76,6 +76,10 @@ func (m *Manager) fetch(ctx context.Context, model string, f File, dest string, 
 	default:
 		return memory.Errorf(memory.EUNAVAILABLE, "download %s: server answered %s", label, resp.Status)
 	}
+	if resp.StatusCode == http.StatusOK && f.Size > 0 && resp.ContentLength >= 0 && resp.ContentLength != f.Size {
+		return notTheFile(label, resp, resp.ContentLength, f.Size) // an existing part stays as it was
+	}
+	start := offset
 
 	out, h, err := openPart(ctx, part, offset)
 	if err != nil {
@@ -119,11 +123,44 @@ func (m *Manager) fetch(ctx context.Context, model string, f File, dest string, 
 	}
 	rep.report(Progress{Model: model, File: f.Name, Done: done, Total: total, Phase: PhaseDownload}, true)
 	if f.Size > 0 && done < f.Size {
+		// The answer ended cleanly (a cut connection ends with an error,
+		// kept above for a resume): the server meant to send this little,
+		// so it is not the file, and nothing of it is resumed from.
+		err := out.Truncate(start)
 		out.Close()
-		return memory.Errorf(memory.EUNAVAILABLE,
-			"download %s incomplete: got %d of %d bytes (run the install again to resume)", label, done, f.Size)
+		if start == 0 || err != nil {
+			os.Remove(part)
+		}
+		return notTheFile(label, resp, done-start, f.Size)
 	}
-	return finish(out, h, part, dest, label, f, done)
+	err = finish(out, h, part, dest, label, f, done)
+	if errors.Is(err, errMismatch) && start > 0 && !fromZero {
+		// The part it resumed from may be what was wrong: once from zero.
+		return m.fetch(ctx, model, f, dest, rep, true)
+	}
+	return err
+}
+
+// errMismatch marks a download whose size or checksum is not the file's
+// (errors.Is; the message is the wrapped error's).
+var errMismatch = errors.New("not the expected file")
+
+type mismatchError struct{ error }
+
+func (e mismatchError) Unwrap() error        { return e.error }
+func (e mismatchError) Is(target error) bool { return target == errMismatch }
+
+// notTheFile is the error of an answer that is not the file (got bytes of
+// it, where the file has size): a short page from a proxy or a network's
+// sign-in page, sent with 200 in its place.
+func notTheFile(label string, resp *http.Response, got, size int64) error {
+	what := resp.Header.Get("Content-Type")
+	if what == "" {
+		what = "no type"
+	}
+	return memory.Errorf(memory.EUNAVAILABLE, "download %s: the server answered with something that is not the file "+
+		"(%s, %d bytes where the file has %d; a proxy or a network sign-in page?); nothing of it was kept",
+		label, what, got, size)
 }
 
 // openPart opens (creating) a part file, cuts it to offset bytes and hashes
@@ -160,12 +197,12 @@ func finish(out *os.File, h hash.Hash, part, dest, label string, f File, size in
 	if f.Size > 0 && size != f.Size {
 		out.Close()
 		os.Remove(part)
-		return memory.Errorf(memory.EUNAVAILABLE, "size mismatch for %s: expected %d bytes, got %d or more (download deleted)", label, f.Size, size)
+		return mismatchError{memory.Errorf(memory.EUNAVAILABLE, "size mismatch for %s: expected %d bytes, got %d or more (download deleted)", label, f.Size, size)}
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); !strings.EqualFold(sum, f.SHA256) {
 		out.Close()
 		os.Remove(part)
-		return memory.Errorf(memory.EUNAVAILABLE, "checksum mismatch for %s: expected %s, got %s (download deleted)", label, f.SHA256, sum)
+		return mismatchError{memory.Errorf(memory.EUNAVAILABLE, "checksum mismatch for %s: expected %s, got %s (download deleted)", label, f.SHA256, sum)}
 	}
 	if err := out.Sync(); err != nil {
 		out.Close()
