@@ -23,7 +23,7 @@ func restartAfter(restart bool, err error) error {
 	}
 	cmd := exec.Command(exe, os.Args[1:]...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), engine.SessionsEnv+"="+engine.SessionsForRestart())
+	cmd.Env = restartEnv(engine.SessionsEnv + "=" + engine.SessionsForRestart())
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("restart %s: %w (start HyAtlas again by hand)", exe, err)
 	}

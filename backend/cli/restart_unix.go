@@ -11,7 +11,7 @@ import (
 )
 
 // restartAfter starts this program again in place (same arguments and
-// environment, so the same instance) when serve stopped to restart. Open
+// environment, the withheld keys included, so the same instance) when serve stopped to restart. Open
 // dashboards stay signed in: their sessions go along (engine.SessionsEnv).
 func restartAfter(restart bool, err error) error {
 	if err != nil || !restart {
@@ -21,7 +21,7 @@ func restartAfter(restart bool, err error) error {
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
-	env := append(os.Environ(), engine.SessionsEnv+"="+engine.SessionsForRestart())
+	env := restartEnv(engine.SessionsEnv + "=" + engine.SessionsForRestart())
 	if err := syscall.Exec(exe, os.Args, env); err != nil {
 		return fmt.Errorf("restart %s: %w (start HyAtlas again by hand)", exe, err)
 	}

@@ -81,6 +81,7 @@ func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	withholdSecretEnv()
 	switch running(ctx, cfg) {
 	case portFree:
 	case portStranger:

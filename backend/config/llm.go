@@ -59,6 +59,10 @@ func extractTimeout(v string, warn func(string, error)) time.Duration {
 	return d
 }
 
+// SecretEnv names the variables that carry keys: read once into the
+// configuration, then withheld from every program HyAtlas starts.
+var SecretEnv = []string{"HYATLAS_LLM_KEY", "HYATLAS_LLM_FALLBACK_KEY", "HYATLAS_EMBED_KEY"}
+
 // LLMConfig is the extraction endpoint and its schedules. The keys it
 // holds (from the environment) never print: Format redacts them.
 type LLMConfig struct {
