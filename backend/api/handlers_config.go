@@ -30,6 +30,7 @@ type SettingsState struct {
 	FileError       string            `json:"file_error,omitempty"` // the settings file cannot be read (it is ignored)
 	RestartRequired bool              `json:"restart_required"`     // next differs from running
 	CanRestart      bool              `json:"can_restart"`          // POST /api/v1/restart works here
+	KeyOnlyThisRun  bool              `json:"key_only_this_run"`    // the key was handed over for this run: a restart forgets it
 }
 
 // ConnectionTest is the reply of POST /api/v1/settings/test.

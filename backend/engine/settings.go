@@ -43,7 +43,8 @@ func (s settingsAPI) state(saved map[string]string) api.SettingsState {
 		keys[i] = st.Key
 	}
 	return api.SettingsState{Saved: saved, Next: next, Running: running, Pinned: nonNilStrings(config.Pinned(getenv)),
-		Ignored: ignored, Keys: keys, RestartRequired: restart, CanRestart: s.e.quit.Load() != nil}
+		Ignored: ignored, Keys: keys, RestartRequired: restart, CanRestart: s.e.quit.Load() != nil,
+		KeyOnlyThisRun: s.e.x != nil && s.e.x.keys.Handed()}
 }
 
 func nonNilStrings(s []string) []string {

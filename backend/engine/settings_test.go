@@ -131,3 +131,25 @@ func TestSettings_WhatAStartIgnoresAndAnUnreadableFile(t *testing.T) {
 		t.Errorf("the unreadable file was not kept aside: %q %v", b, err)
 	}
 }
+
+// A key given for this run only goes with the process: the settings say
+// so, for the page to warn before Restart now.
+func TestSettings_AKeyForThisRunOnlyIsReported(t *testing.T) {
+	eng := openSnapEngine(t)
+	s := settingsAPI{eng}
+	if st, err := s.Get(); err != nil || st.KeyOnlyThisRun {
+		t.Fatalf("no key handed: %+v %v", st, err)
+	}
+	if err := eng.x.keys.Hand("sk-this-run-only-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.Get(); err != nil || !st.KeyOnlyThisRun {
+		t.Errorf("a handed key: key_only_this_run = %v (%v), want true", st.KeyOnlyThisRun, err)
+	}
+	if err := eng.x.keys.Delete(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.Get(); st.KeyOnlyThisRun {
+		t.Error("a forgotten key is still reported as given for this run")
+	}
+}

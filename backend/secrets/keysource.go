@@ -313,6 +313,14 @@ func (k *KeySource) Hand(key string) error {
 	return nil
 }
 
+// Handed reports whether a key was handed over for this run (it goes with
+// the process: a restart forgets it). It reads no keyring.
+func (k *KeySource) Handed() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.handed != ""
+}
+
 // Save stores key in the OS keyring. On success a handed key is forgotten,
 // so that the saved key is the one in use. When no keyring can be used the
 // error has code memory.EUNAVAILABLE and says why and what to do instead.

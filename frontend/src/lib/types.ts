@@ -291,6 +291,8 @@ export interface SettingsState {
   file_error?: string;
   restart_required: boolean;
   can_restart: boolean;
+  /** The key was given for this run only: a restart forgets it. */
+  key_only_this_run?: boolean;
 }
 
 /** The answer of "test connection". */
