@@ -18,7 +18,10 @@ const categoryRelation = "relation"
 // written as a searchable L5 row ("alice works at globex" with the names
 // as written); a relation already held only gains the evidence and is
 // not counted (its row is written now if it has none: a failure or a
-// stop after the relation was learnt leaves it without one). A malformed relation (no names, one entity twice) is
+// stop after the relation was learnt leaves it without one). The rows of
+// the relations the new ones end are retired as the rows commit (see
+// retireEndedRows), and so is a row written for a relation ended before
+// it commits. A malformed relation (no names, one entity twice) is
 // ignored like any other guard.
 func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []PlannedEdge, now time.Time, out *clusterOutcome) error {
 	if s.graphStore == nil || len(edges) == 0 {
@@ -39,16 +42,17 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 		}
 	}
 	var errs []error
+	ends := map[string]string{}       // relation a learn ended -> the relation that ended it
+	pending := map[string]GraphEdge{} // relation of a row to write -> its record when learnt
 	for _, e := range edges {
 		in, ok := job.relationInput(e, now)
 		if !ok {
 			out.refused++
 			continue
 		}
-		var rec GraphEdge
-		var recited bool
+		var l learnt
 		err := s.writeGen(job.gen, func() (err error) {
-			rec, recited, err = s.learnRelation(ctx, in)
+			l, err = s.learnRelation(ctx, in)
 			return err
 		})
 		if errors.Is(err, ErrStoreReplaced) {
@@ -58,8 +62,12 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 			errs = append(errs, err)
 			continue
 		}
+		rec := l.rec
+		for _, id := range l.ended {
+			ends[id] = rec.ID
+		}
 		text := in.From + " " + in.Relation + " " + in.To
-		if recited {
+		if l.recited {
 			// Held already; its row was written with it, unless that write
 			// failed (or the app stopped) after the relation was learnt.
 			written := slices.ContainsFunc(p.rows, func(m Memory) bool { return m.Metadata[MetaRelation] == rec.ID })
@@ -81,10 +89,11 @@ func (s *Service) writeEdges(ctx context.Context, job *clusterJob, edges []Plann
 		m.Source = sourceConsol
 		m.SourceIDs = append(append([]string(nil), in.Facts...), in.Turns...)
 		m.Metadata = map[string]string{MetaRelation: rec.ID, MetaTopic: job.cluster.ID}
+		pending[rec.ID] = rec
 	}
-	if len(p.rows) > 0 {
-		if err := s.retireEndedRelations(ctx, job.person, p, now); err != nil {
-			errs = append(errs, err)
+	if len(p.rows) > 0 || len(ends) > 0 {
+		p.settle = func(ctx context.Context) error {
+			return s.retireEndedRows(ctx, job.person, p, ends, pending)
 		}
 		if err := p.embed(ctx); err != nil {
 			errs = append(errs, err)
@@ -113,45 +122,88 @@ func (s *Service) hasRelationRow(ctx context.Context, scope Scope, rel string) (
 	return false, nil
 }
 
-// retireEndedRelations retires, as replaced, the L5 rows of relations
-// that the new ones in p ended (an exclusive relation: Alice works at
-// Globex ends Alice works at Acme). The graph keeps the ended relation's
-// history; recall stops offering it as current. Restore brings it back.
-// The graph is the person's, so scope covers every agent's rows: a job
-// one agent learns ends the row another agent holds for the old one.
-func (s *Service) retireEndedRelations(ctx context.Context, scope Scope, p *promotion, now time.Time) error {
-	byRelation := map[string]string{} // new relation id -> its L5 row
+// retireEndedRows retires, as replaced because the relation ended
+// (ReasonRelationEnded), the L5 rows of relations that a topic's new ones
+// ended (an exclusive relation: Alice works at Globex ends Alice works at
+// Acme). The graph keeps the ended relation's history; recall stops
+// offering it as current; restore (or the relation reopening) brings the
+// row back. The ended relations are the ones the learns reported (ends:
+// ended relation -> the relation that ended it), never read from a time
+// window, so a relation ended by a learn whose clock moved on is found.
+//
+// It is the promotion's settle step: it runs as p commits, under the index
+// lock, so another topic of the pass (in parallel) either committed its
+// rows before (they are found and retired) or commits them after, seeing
+// the graph as it is now:
+//
+//   - the stored live rows of the relations in ends are retired;
+//   - a row of p still to write (pending: its relation -> its record when
+//     learnt) whose relation was ended since it was learnt, by a later
+//     relation of this reply or of another topic, is written and retired
+//     with it, as it would have been had it been written first.
+//
+// The graph is the person's, so scope covers every agent's rows: a job one
+// agent learns ends the row another agent holds for the old one.
+func (s *Service) retireEndedRows(ctx context.Context, scope Scope, p *promotion, ends map[string]string, pending map[string]GraphEdge) error {
+	rowOf := map[string]string{} // relation -> its row in p
 	for _, m := range p.rows {
-		byRelation[m.Metadata[MetaRelation]] = m.ID
+		rowOf[m.Metadata[MetaRelation]] = m.ID
 	}
-	d, err := s.graphStore.GraphChanges(ctx, scope, now.Add(-time.Millisecond), now)
-	if err != nil {
-		return fmt.Errorf("read ended relations: %w", err)
-	}
-	endedBy := map[string]string{} // ended relation id -> the L5 row that replaces it
-	for _, e := range d.Ended {
-		if row, ok := byRelation[e.ExpiredBy]; ok && e.ExpiredHow == ExpiredEnded {
-			endedBy[e.ID] = row
+	if len(ends) > 0 {
+		ended := make([]string, 0, len(ends))
+		for id := range ends {
+			ended = append(ended, id)
+		}
+		slices.Sort(ended)
+		rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerKnowledge}, Scope: scope, Category: categoryRelation,
+			Relations: ended, Limit: MaxListLimit})
+		if err != nil {
+			return fmt.Errorf("read the rows of the ended relations: %w", err)
+		}
+		for _, m := range rows {
+			if by, ok := ends[m.Metadata[MetaRelation]]; ok {
+				p.retire(m.ID, RetiredReplaced, rowOf[by], ReasonRelationEnded)
+			}
 		}
 	}
-	if len(endedBy) == 0 {
-		return nil
-	}
-	ended := make([]string, 0, len(endedBy))
-	for id := range endedBy {
-		ended = append(ended, id)
-	}
-	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerKnowledge}, Scope: scope, Category: categoryRelation,
-		Relations: ended, Limit: MaxListLimit})
+	ended, err := s.endedSince(ctx, scope, pending)
 	if err != nil {
-		return fmt.Errorf("read the rows of the ended relations: %w", err)
+		return err
 	}
-	for _, m := range rows {
-		if by, ok := endedBy[m.Metadata[MetaRelation]]; ok {
-			p.retire(m.ID, RetiredReplaced, by, ReasonRelationEnded)
+	for _, m := range p.rows {
+		if rel := m.Metadata[MetaRelation]; ended[rel] {
+			p.retire(m.ID, RetiredReplaced, rowOf[ends[rel]], ReasonRelationEnded)
 		}
 	}
 	return nil
+}
+
+// endedSince reports which of the relations learnt (by id, with the record
+// each had when learnt) a later relation has ended since: held now with
+// an end they did not have, or an earlier one. A relation no longer held
+// (its facts retired meanwhile) is left to the rules that expired it.
+func (s *Service) endedSince(ctx context.Context, scope Scope, learnt map[string]GraphEdge) (map[string]bool, error) {
+	ended := map[string]bool{}
+	subjects := map[string]bool{}
+	for _, rec := range learnt {
+		subjects[rec.From] = true
+	}
+	for subject := range subjects {
+		_, held, _, err := s.graphStore.GraphAround(ctx, scope, subject)
+		if ErrorCode(err) == ENOTFOUND {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the relations of entity %s again: %w", subject, err)
+		}
+		for _, h := range held {
+			was, ok := learnt[h.ID]
+			if ok && !h.ValidTo.IsZero() && (was.ValidTo.IsZero() || h.ValidTo.Before(was.ValidTo)) {
+				ended[h.ID] = true
+			}
+		}
+	}
+	return ended, nil
 }
 
 // relationInput turns a planned edge into a relation to learn, or false

@@ -68,17 +68,17 @@ func consolidateCfg() memory.Config {
 }
 
 // newConsolidateRig is an ultra rig with a scripted consolidator whose
-// endpoint is ready.
-func newConsolidateRig(t *testing.T, cfg memory.Config) (*rig, *scriptedConsolidator) {
+// endpoint is ready; opts may change the dependencies further.
+func newConsolidateRig(t *testing.T, cfg memory.Config, opts ...func(*memory.Deps)) (*rig, *scriptedConsolidator) {
 	t.Helper()
 	c := &scriptedConsolidator{}
-	r := newRig(t, cfg, func(d *memory.Deps) {
+	r := newRig(t, cfg, append([]func(*memory.Deps){func(d *memory.Deps) {
 		d.Extractor = &scriptedExtractor{}
 		d.LLMState = func() memory.LLMState { return memory.LLMOK }
 		d.Consolidator = c
 		d.GraphStore = d.ExtractStore.(memory.GraphStore)
 		d.ConsolidationStore = d.ExtractStore.(memory.ConsolidationStore)
-	})
+	}}, opts...)...)
 	return r, c
 }
 

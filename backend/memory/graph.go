@@ -302,10 +302,11 @@ func NewGraphID(prefix string, now time.Time) string {
 
 // GraphStore keeps the graph. LearnRelation runs plan on the subject's
 // held records (those of every node of its name that belongs to the
-// person, whichever agent learnt them) and applies its result in one
-// transaction, creating the two nodes when the person has none of that
-// name (linking each to the person's L8 page of the same name), and adds
-// the evidence.
+// person, whichever agent learnt them) and applies its result, as it is,
+// in one transaction (when it returns no error, every record of the
+// plan's End was ended), creating the two nodes when the person has none
+// of that name (linking each to the person's L8 page of the same name),
+// and adds the evidence.
 type GraphStore interface {
 	// UsePeople tells the store who is one person: people(user) is the
 	// user ids of user's alias group (user included). The service sets it
@@ -372,17 +373,27 @@ func (s *Service) LearnRelation(ctx context.Context, in RelationInput) (GraphEdg
 	if err := cleanRelation(&in); err != nil {
 		return GraphEdge{}, err
 	}
-	e, _, err := s.learnRelation(ctx, in)
-	return e, err
+	l, err := s.learnRelation(ctx, in)
+	return l.rec, err
 }
 
-// learnRelation stores a cleaned relation; recited says it was already
-// held (only evidence was added).
-func (s *Service) learnRelation(ctx context.Context, in RelationInput) (e GraphEdge, recited bool, err error) {
+// learnt is what learning a relation did.
+type learnt struct {
+	rec     GraphEdge // the relation's held record, with its evidence
+	recited bool      // it was held already: only evidence was added
+	// ended lists the relations it ended (the held exclusive ones it took
+	// over from), as the plan the store applied says: a caller retires
+	// their L5 rows from these ids, not from what the clock says changed.
+	ended []string
+}
+
+// learnRelation stores a cleaned relation.
+func (s *Service) learnRelation(ctx context.Context, in RelationInput) (learnt, error) {
 	if in.At.IsZero() {
 		in.At = s.now()
 	}
-	e, err = s.graphStore.LearnRelation(ctx, in, func(held []GraphEdge, next GraphEdge) GraphPlan {
+	var l learnt
+	e, err := s.graphStore.LearnRelation(ctx, in, func(held []GraphEdge, next GraphEdge) GraphPlan {
 		// A belief is never recorded before one it ends or follows was:
 		// a clock read earlier (a parallel pass's other topic) moves on.
 		at := in.At
@@ -392,13 +403,17 @@ func (s *Service) learnRelation(ctx context.Context, in RelationInput) (e GraphE
 			}
 		}
 		p := PlanRelation(held, next, at)
-		recited = p.Recite != ""
+		l.recited, l.ended = p.Recite != "", nil
+		for _, e := range p.End {
+			l.ended = append(l.ended, e.ID)
+		}
 		return p
 	})
 	if err != nil {
-		return GraphEdge{}, false, fmt.Errorf("learn relation %q: %w", in.Relation, err)
+		return learnt{}, fmt.Errorf("learn relation %q: %w", in.Relation, err)
 	}
-	return e, recited, nil
+	l.rec = e
+	return l, nil
 }
 
 // cleanRelation trims and checks a relation's fields.

@@ -112,6 +112,11 @@ type promotion struct {
 	// credits: what a new row (by id) took from rows it retires, given
 	// back if a retirement is dropped (see dropStale).
 	credits map[string][]credit
+	// settle, when set, is the last look at what others committed
+	// meanwhile: commit runs it under the index lock, after the generation
+	// check and before the changes are applied, so every commit of the
+	// service is either wholly before it or sees what it adds.
+	settle func(context.Context) error
 }
 
 func (p *promotion) newRow(layer Layer, text, category string, eventAt time.Time) *Memory {
@@ -225,6 +230,11 @@ func (s *Service) commit(ctx context.Context, p *promotion) error {
 	defer s.indexSync.Unlock()
 	if err := s.checkGen(p.gen); err != nil {
 		return err
+	}
+	if p.settle != nil {
+		if err := p.settle(ctx); err != nil {
+			return err
+		}
 	}
 	if err := p.dropStale(ctx); err != nil {
 		return err
