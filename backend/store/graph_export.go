@@ -176,7 +176,8 @@ func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode, person []st
 // just imported, as to one learnt: its held record ends the subject's
 // other exclusive one here (or, older, ends where that one began), so an
 // import never leaves two jobs open at once. The rows of the relations it
-// ends are no longer offered as true now.
+// ends are no longer offered as true now (retired as replaced, the
+// relation ended), and neither are its own when it ends itself by now.
 func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge, person []string, at time.Time) error {
 	var h memory.GraphEdge
 	for _, e := range recs {
@@ -217,7 +218,16 @@ func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []
 	if !p.New.ValidTo.IsZero() && !p.New.ValidTo.Equal(h.ValidTo) { // older: it ends where a later one began
 		closed := h
 		closed.ValidTo = p.New.ValidTo
-		return endRecords(ctx, tx, []memory.GraphEdge{closed}, at, "")
+		if err := endRecords(ctx, tx, []memory.GraphEdge{closed}, at, ""); err != nil {
+			return err
+		}
+		if !closed.ValidTo.After(at) {
+			// Ended by now: its row, which came in with the memories, is
+			// not offered as true now, as a pass writes none for a
+			// relation it learns already ended.
+			return s.retireRelationRows(ctx, tx, []string{h.ID}, memory.Retirement{How: memory.RetiredReplaced,
+				Reason: memory.ReasonRelationEnded, At: at}, &memory.Cascade{})
+		}
 	}
 	return nil
 }
