@@ -65,7 +65,8 @@ func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.Gra
 // holds already with the same ends (learnt here too) only gains the
 // evidence; any other comes in with all its records. Evidence and links
 // that name memories not here are dropped, and so is evidence of another
-// person's: a relation rests on its person's memories only. Two people
+// person's: a relation rests on its person's memories only, and one that
+// nothing live here backs comes in expired (see expireUnbacked). Two people
 // never share an entity: a relation's end that the export gives to
 // another person is the relation's person's entity of that name (found,
 // or made).
@@ -121,7 +122,11 @@ func (s *Store) importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExpor
 	for _, rel := range order {
 		recs := records[rel]
 		made, err := importRelation(ctx, tx, recs, s.personOf(recs[0].Owner.UserID))
-		if err == nil && made {
+		backed := made
+		if made && slices.ContainsFunc(recs, memory.GraphEdge.Held) {
+			backed, err = s.expireUnbacked(ctx, tx, rel, at)
+		}
+		if err == nil && backed {
 			err = s.importedHoldsByTheRules(ctx, tx, recs, s.personOf(recs[0].Owner.UserID), at)
 		}
 		if err != nil {
@@ -230,6 +235,42 @@ func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []
 		}
 	}
 	return nil
+}
+
+// expireUnbacked expires the held record of relation rel, just imported,
+// when nothing live here backs it, by the rule a delete applies (see
+// dropEvidence): one that rests on facts needs a live fact, one that rests
+// on turns alone needs a turn. Its facts all retired here, it expires as
+// evidence_retired, and restoring one holds it again; with no evidence
+// here at all (every memory it cites left out of the export, or another
+// person's), as evidence_deleted, for good. Its L5 rows, come in with the
+// memories, are retired as dropped for the same reason. It reports
+// whether the relation is held.
+func (s *Store) expireUnbacked(ctx context.Context, tx *sql.Tx, rel string, at time.Time) (bool, error) {
+	var facts, live, cited int
+	if err := tx.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM graph_evidence WHERE rel_id = ? AND kind = 'fact'),
+		(SELECT count(*) FROM graph_evidence e JOIN memories m ON m.id = e.memory_id
+		 WHERE e.rel_id = ? AND e.kind = 'fact' AND m.retired_at IS NULL),
+		(SELECT count(*) FROM graph_evidence e JOIN memories m ON m.id = e.memory_id WHERE e.rel_id = ?)`,
+		rel, rel, rel).Scan(&facts, &live, &cited); err != nil {
+		return false, fmt.Errorf("read the evidence of imported relation %s: %w", rel, err)
+	}
+	if live > 0 || (facts == 0 && cited > 0) {
+		return true, nil
+	}
+	how, reason := memory.ExpiredEvidenceRetired, reasonEvidenceRetired
+	if facts == 0 {
+		how, reason = memory.ExpiredEvidenceDeleted, reasonEvidenceDeleted
+	}
+	if err := expireRecord(ctx, tx, rel, at, how, ""); err != nil {
+		return false, err
+	}
+	if err := s.retireRelationRows(ctx, tx, []string{rel}, memory.Retirement{How: memory.RetiredDropped,
+		Reason: reason, At: at}, &memory.Cascade{}); err != nil {
+		return false, fmt.Errorf("retire the rows of imported relation %s: %w", rel, err)
+	}
+	return false, nil
 }
 
 // importRelation brings in one relation's records (see importGraph);

@@ -137,6 +137,103 @@ func TestImportGraph_AnEndedJobsRowIsNotOfferedAsCurrent(t *testing.T) {
 	}
 }
 
+// An import never holds a relation that nothing live here backs: B took
+// A's facts in an earlier import and retired one; A then learnt a relation
+// on it (or on facts the export leaves out). Importing A's new export
+// brings the relation's history, expired as its evidence is here (retired,
+// or none at all), with its L5 row retired the same way, so neither the
+// graph nor recall offers it, and a job it states ends no job held here.
+// Restoring the fact holds it again, and retiring it again expires it, as
+// for a relation learnt here.
+func TestImportGraph_ARelationNothingLiveBacksIsNotHeld(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name       string
+		to, rel    string
+		exclusive  bool
+		retired    bool // the fact is retired here before the import
+		leftOut    bool // the export leaves the fact out
+		wantHeld   []string
+		wantRows   []string
+		wantExpiry string // how the imported relation's record expired here
+		wantReason string // why its row is retired
+	}{
+		{name: "its only fact is retired here", to: "Bob", rel: "knows", retired: true,
+			wantHeld: []string{"works at Acme"}, wantRows: []string{"Alice works at Acme"},
+			wantExpiry: memory.ExpiredEvidenceRetired, wantReason: reasonEvidenceRetired},
+		{name: "a job whose only fact is retired here", to: "Globex", rel: "works at", exclusive: true, retired: true,
+			wantHeld: []string{"works at Acme"}, wantRows: []string{"Alice works at Acme"},
+			wantExpiry: memory.ExpiredEvidenceRetired, wantReason: reasonEvidenceRetired},
+		{name: "its evidence is not in the export", to: "Bob", rel: "knows", leftOut: true,
+			wantHeld: []string{"works at Acme"}, wantRows: []string{"Alice works at Acme"},
+			wantExpiry: memory.ExpiredEvidenceDeleted, wantReason: reasonEvidenceDeleted},
+		{name: "its fact is live here", to: "Bob", rel: "knows",
+			wantHeld: []string{"knows Bob", "works at Acme"}, wantRows: []string{"Alice knows Bob", "Alice works at Acme"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := openStore(t), openStore(t)
+			insert(t, a, fact("f", "Alice and "+c.to))
+			insert(t, b, fact("f-acme", "Alice works at Acme"))
+			acme := learnOn(t, b, "Acme", "works at", true, date("2024-01-01"), date("2024-02-01"), "f-acme")
+			insert(t, b, relationRow("r-acme", "Alice works at Acme", acme.ID))
+			if !c.leftOut {
+				importInto(t, b, exportOf(t, a)) // B takes f
+			}
+			if c.retired {
+				retire(t, b, "f")
+			}
+			rel := learnOn(t, a, c.to, c.rel, c.exclusive, date("2025-01-01"), date("2025-02-01"), "f")
+			insert(t, a, relationRow("r", "Alice "+c.rel+" "+c.to, rel.ID))
+			set := exportOf(t, a)
+			if c.leftOut {
+				set.Rows = slices.DeleteFunc(set.Rows, func(r memory.ExportRow) bool { return r.Memory.ID == "f" })
+			}
+			importInto(t, b, set)
+			held, rows := heldAndRows(t, b)
+			if !slices.Equal(held, c.wantHeld) || !slices.Equal(rows, c.wantRows) {
+				t.Errorf("after the import: held %q, rows %q; want %q, %q", held, rows, c.wantHeld, c.wantRows)
+			}
+			if c.wantExpiry == "" {
+				return
+			}
+			_, edges, err := b.GraphAll(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var how []string
+			for _, e := range edges {
+				if e.ID == rel.ID {
+					how = append(how, e.ExpiredHow)
+				}
+			}
+			if !slices.Equal(how, []string{c.wantExpiry}) {
+				t.Errorf("the imported relation's records expired as %q, want %q", how, []string{c.wantExpiry})
+			}
+			if m := mustGet(t, b, "r"); m.Live() || m.RetiredHow != memory.RetiredDropped || m.RetireReason != c.wantReason {
+				t.Errorf("its row: retired %q (%q), want dropped (%q)", m.RetiredHow, m.RetireReason, c.wantReason)
+			}
+			if !c.retired {
+				return
+			}
+			if _, _, err := b.Restore(ctx, "f", time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			held, rows = heldAndRows(t, b)
+			if !slices.Contains(held, c.rel+" "+c.to) || !slices.Contains(rows, "Alice "+c.rel+" "+c.to) {
+				t.Errorf("after restoring f: held %q, rows %q; want the relation back", held, rows)
+			}
+			if _, _, err := b.Retire(ctx, "f", memory.Retirement{How: memory.RetiredDropped, Reason: "test", At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+			held, rows = heldAndRows(t, b)
+			if slices.Contains(held, c.rel+" "+c.to) || slices.Contains(rows, "Alice "+c.rel+" "+c.to) {
+				t.Errorf("after retiring f again: held %q, rows %q; want the relation gone", held, rows)
+			}
+		})
+	}
+}
+
 func date(s string) time.Time {
 	d, err := time.Parse("2006-01-02", s)
 	if err != nil {
