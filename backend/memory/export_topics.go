@@ -37,6 +37,10 @@ type ImportWritten struct {
 	IDs    []string
 	Graph  GraphImportReport
 	Topics int
+	// Retired lists the rows the graph's rules retired as it came in (the
+	// L5 rows of relations it ended, or that nothing live here backs),
+	// imported or held here before.
+	Retired []string
 }
 
 // Bounds of an imported topics record.

@@ -130,6 +130,9 @@ func (s *Service) importLocked(ctx context.Context, b importBatch, rep *ImportRe
 		return nil, err
 	}
 	s.indexImported(done.IDs, b.rows, rep)
+	if len(done.Retired) > 0 { // under indexSync, which no edit of them can pass
+		s.applyCascade(ctx, Cascade{Retired: done.Retired})
+	}
 	rep.Graph, rep.Topics = done.Graph, done.Topics
 	return done.IDs, nil
 }

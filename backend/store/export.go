@@ -122,9 +122,11 @@ func (s *Store) ImportRows(ctx context.Context, set memory.ImportSet) (memory.Im
 			done.IDs = append(done.IDs, r.Memory.ID)
 		}
 		var err error
-		if done.Graph, err = s.importGraph(ctx, tx, set.Graph); err != nil {
+		var cas memory.Cascade
+		if done.Graph, err = s.importGraph(ctx, tx, set.Graph, &cas); err != nil {
 			return err
 		}
+		done.Retired = cas.Retired
 		if done.Topics, err = importTopics(ctx, tx, set.Topics); err != nil {
 			return err
 		}

@@ -70,7 +70,7 @@ func (s *Store) GraphExport(ctx context.Context, scope memory.Scope) (memory.Gra
 // never share an entity: a relation's end that the export gives to
 // another person is the relation's person's entity of that name (found,
 // or made).
-func (s *Store) importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport) (memory.GraphImportReport, error) {
+func (s *Store) importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExport, cas *memory.Cascade) (memory.GraphImportReport, error) {
 	var rep memory.GraphImportReport
 	ids := map[string]string{} // exported entity id -> its id here
 	exported := map[string]memory.GraphNode{}
@@ -124,10 +124,10 @@ func (s *Store) importGraph(ctx context.Context, tx *sql.Tx, g memory.GraphExpor
 		made, err := importRelation(ctx, tx, recs, s.personOf(recs[0].Owner.UserID))
 		backed := made
 		if made && slices.ContainsFunc(recs, memory.GraphEdge.Held) {
-			backed, err = s.expireUnbacked(ctx, tx, rel, at)
+			backed, err = s.expireUnbacked(ctx, tx, rel, at, cas)
 		}
 		if err == nil && backed {
-			err = s.importedHoldsByTheRules(ctx, tx, recs, s.personOf(recs[0].Owner.UserID), at)
+			err = s.importedHoldsByTheRules(ctx, tx, recs, s.personOf(recs[0].Owner.UserID), at, cas)
 		}
 		if err != nil {
 			return rep, err
@@ -183,7 +183,7 @@ func importNode(ctx context.Context, tx *sql.Tx, n memory.GraphNode, person []st
 // import never leaves two jobs open at once. The rows of the relations it
 // ends are no longer offered as true now (retired as replaced, the
 // relation ended), and neither are its own when it ends itself by now.
-func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge, person []string, at time.Time) error {
+func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []memory.GraphEdge, person []string, at time.Time, cas *memory.Cascade) error {
 	var h memory.GraphEdge
 	for _, e := range recs {
 		if e.Held() {
@@ -216,7 +216,7 @@ func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []
 			ended[i] = e.ID
 		}
 		if err := s.retireRelationRows(ctx, tx, ended, memory.Retirement{How: memory.RetiredReplaced,
-			Reason: memory.ReasonRelationEnded, At: at}, &memory.Cascade{}); err != nil {
+			Reason: memory.ReasonRelationEnded, At: at}, cas); err != nil {
 			return err
 		}
 	}
@@ -231,7 +231,7 @@ func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []
 			// not offered as true now, as a pass writes none for a
 			// relation it learns already ended.
 			return s.retireRelationRows(ctx, tx, []string{h.ID}, memory.Retirement{How: memory.RetiredReplaced,
-				Reason: memory.ReasonRelationEnded, At: at}, &memory.Cascade{})
+				Reason: memory.ReasonRelationEnded, At: at}, cas)
 		}
 	}
 	return nil
@@ -246,7 +246,7 @@ func (s *Store) importedHoldsByTheRules(ctx context.Context, tx *sql.Tx, recs []
 // person's), as evidence_deleted, for good. Its L5 rows, come in with the
 // memories, are retired as dropped for the same reason. It reports
 // whether the relation is held.
-func (s *Store) expireUnbacked(ctx context.Context, tx *sql.Tx, rel string, at time.Time) (bool, error) {
+func (s *Store) expireUnbacked(ctx context.Context, tx *sql.Tx, rel string, at time.Time, cas *memory.Cascade) (bool, error) {
 	var facts, live, cited int
 	if err := tx.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM graph_evidence WHERE rel_id = ? AND kind = 'fact'),
@@ -267,7 +267,7 @@ func (s *Store) expireUnbacked(ctx context.Context, tx *sql.Tx, rel string, at t
 		return false, err
 	}
 	if err := s.retireRelationRows(ctx, tx, []string{rel}, memory.Retirement{How: memory.RetiredDropped,
-		Reason: reason, At: at}, &memory.Cascade{}); err != nil {
+		Reason: reason, At: at}, cas); err != nil {
 		return false, fmt.Errorf("retire the rows of imported relation %s: %w", rel, err)
 	}
 	return false, nil
