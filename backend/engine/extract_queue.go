@@ -110,6 +110,11 @@ func (e *Engine) extractWorker(ctx context.Context) {
 		if !ok {
 			return
 		}
+		if e.x.paused.Load() { // paused while this worker waited for a row
+			e.x.queue.done()
+			e.x.queue.push(id)
+			continue
+		}
 		cctx, cancel := context.WithTimeout(ctx, e.Config.LLM.Timeout+30*time.Second)
 		gen := e.x.keyGeneration()
 		_, err := e.Memory.ExtractOne(cctx, id)
