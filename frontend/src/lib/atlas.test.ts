@@ -64,7 +64,8 @@ describe('row actions', () => {
 
 describe('closestByMeaning', () => {
   const hit = (id: string, layer: string, category: string, strength: number) => ({
-    memory_id: id, content: id, score: 0.9, layer, category, strength, gmt_created: '2026-11-30T10:00:00Z',
+    // As the server sends it (wire.go HitJSON): whole Unix seconds.
+    memory_id: id, content: id, score: 0.9, layer, category, strength, gmt_created: 1796032800,
   });
   const ans = {
     order: ['profile', 'normal'],
@@ -87,8 +88,16 @@ describe('closestByMeaning', () => {
   ])('%s', (_name, f, want) => {
     expect(ids(f)).toEqual(want);
   });
-  it('dates a row as the list does (when it was written)', () => {
+  it('dates a row as the list does (when it was written, RFC 3339)', () => {
     expect(closestByMeaning(ans, { layer: '', category: '', band: '' })[0].ts).toBe('2026-11-30T10:00:00Z');
+  });
+  it('dates a row by when it happened, when known, as the list does', () => {
+    const at = { order: ['normal'], memories: { normal: [{ ...hit('x', 'l3_fact', 'fact', 0.5), event_at: '2024-01-10T00:00:00Z' }] }, ranked: [] } as unknown as SearchAnswer;
+    expect(closestByMeaning(at, { layer: '', category: '', band: '' })[0].event_at).toBe('2024-01-10T00:00:00Z');
+  });
+  it('leaves a hit with no write time undated', () => {
+    const none = { order: ['normal'], memories: { normal: [{ ...hit('x', 'l3_fact', 'fact', 0.5), gmt_created: 0 }] }, ranked: [] } as unknown as SearchAnswer;
+    expect(closestByMeaning(none, { layer: '', category: '', band: '' })[0].ts).toBe('');
   });
 });
 

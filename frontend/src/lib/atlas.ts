@@ -43,9 +43,14 @@ export function shortDate(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 }
 
+/** A time in Unix seconds (search hits', the graph's) as RFC 3339, as the list's ts ('' for 0). */
+export function unixToIso(seconds: number | null | undefined): string {
+  return seconds ? new Date(seconds * 1000).toISOString().replace('.000Z', 'Z') : '';
+}
+
 /** shortDate of a time in Unix seconds (the graph's wire times; 0: ''). */
 export function dayOfUnix(seconds: number): string {
-  return seconds ? shortDate(new Date(seconds * 1000).toISOString()) : '';
+  return shortDate(unixToIso(seconds));
 }
 
 /** What a row of the Atlas asks its page to do with its memory. */
@@ -93,7 +98,9 @@ export function editChange(
  * The Atlas rows of a search answer ("by meaning"), closest first, with the
  * list's other filters applied: the layer (none: everything but raw turns,
  * as the list), the category (as spelt, as the list compares it) and the
- * strength band. A row is dated as the list dates it (when it was written).
+ * strength band. A row is dated as the list dates it: when it happened, or
+ * when it was written (a hit's gmt_created is in Unix seconds, the list's
+ * ts in RFC 3339).
  */
 export function closestByMeaning(ans: SearchAnswer, f: { layer: string; category: string; band: Band }): ListItem[] {
   const b = bandOf(f.band);
@@ -105,7 +112,7 @@ export function closestByMeaning(ans: SearchAnswer, f: { layer: string; category
     .filter((h) => (b.min === undefined || h.strength >= b.min) && (b.max === undefined || h.strength <= b.max))
     .map((h) => ({
       memory_id: h.memory_id, content: h.content, layer: h.layer, user_id: '', agent_id: '', session_id: '',
-      ts: h.gmt_created ?? '', category: h.category ?? '', strength: h.strength,
+      ts: unixToIso(h.gmt_created), event_at: h.event_at, category: h.category ?? '', strength: h.strength,
     }));
 }
 

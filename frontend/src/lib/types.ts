@@ -145,8 +145,10 @@ export interface Hit {
   layer: LayerId;
   category?: string;
   strength: number;
-  /** When it was written (as the list's ts). */
-  gmt_created?: string;
+  /** When it was written, in whole Unix seconds (the list's ts is RFC 3339). */
+  gmt_created?: number;
+  /** When it happened, when known (as the list's event_at). */
+  event_at?: string;
   why: Why;
 }
 
