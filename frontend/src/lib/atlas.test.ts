@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bandOf, closestByMeaning, editChange, glyphOf, hasStrength, printable, quote, shortDate, type Band } from './atlas';
+import { bandOf, closestByMeaning, editChange, undoChange, glyphOf, hasStrength, printable, quote, shortDate, type Band } from './atlas';
 import type { SearchAnswer } from './types';
 
 describe('atlas helpers', () => {
@@ -60,6 +60,13 @@ describe('row actions', () => {
     [{ text: 'a', category: 'fact' }, { text: 'a', category: ' fact ' }, null],
     [{ text: 'a', category: 'fact' }, { text: 'a', category: 'fact' }, null],
   ])('edit %j -> %j sends %j', (before, after, want) => expect(editChange(before, after)).toEqual(want));
+
+  it.each([
+    // A raw turn's text edited: its undo must not send its empty category ("category must not be empty").
+    [{ text: 'a', category: '' }, { content: 'b' }, { content: 'a', if_content: 'b' }],
+    [{ text: 'a', category: 'fact' }, { category: 'goal' }, { category: 'fact', if_content: 'a' }],
+    [{ text: 'a', category: 'fact' }, { content: 'b', category: 'goal' }, { content: 'a', category: 'fact', if_content: 'b' }],
+  ])('the undo of an edit of %j by %j sends %j', (was, change, want) => expect(undoChange(was, change)).toEqual(want));
 });
 
 describe('closestByMeaning', () => {

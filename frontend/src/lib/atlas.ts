@@ -95,6 +95,22 @@ export function editChange(
 }
 
 /**
+ * What the Undo of a saved edit sends: the old value of each field the
+ * edit changed, and nothing else (as editChange: a raw turn's text edited
+ * back must not send its empty category), only while the memory still
+ * reads as the edit left it (if_content).
+ */
+export function undoChange(
+  was: { text: string; category: string },
+  change: { content?: string; category?: string },
+): { content?: string; category?: string; if_content: string } {
+  const undo: { content?: string; category?: string; if_content: string } = { if_content: change.content ?? was.text };
+  if (change.content !== undefined) undo.content = was.text;
+  if (change.category !== undefined) undo.category = was.category;
+  return undo;
+}
+
+/**
  * The Atlas rows of a search answer ("by meaning"), closest first, with the
  * list's other filters applied: the layer (none: everything but raw turns,
  * as the list), the category (as spelt, as the list compares it) and the
