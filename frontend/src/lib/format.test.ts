@@ -143,6 +143,10 @@ describe('historyLine', () => {
     [{ action: 'edited', detail: 'strength 0.50 -> 0.60' }, 'strength 0.50 → 0.60'],
     [{ action: 'edited', old_content: 'old text', detail: 'category "" -> "goal"' }, 'text edited; category "" → "goal"'],
     [{ action: 'edited' }, 'edited'],
+    // A reason or a detail is shown as the row shows text: a control or an override drawn, not run.
+    [{ action: 'retired', how: 'dropped', reason: 'x\u001b[31m\u202eevil' }, 'retired: x\u241b[31m\ufffdevil'],
+    [{ action: 'restored', how: 'dropped', reason: '\u202eevil' }, 'restored (it had been retired: \ufffdevil)'],
+    [{ action: 'edited', detail: 'category "a" -> "\u202eb"' }, 'category "a" → "\ufffdb"'],
   ])('%j', (h, want) => {
     expect(historyLine(h)).toBe(want);
   });

@@ -1,6 +1,7 @@
 // Pure formatting helpers for the Status view (no DOM, unit-tested).
 import type { ApiError } from './api';
 import type { LayerId } from './types';
+import { printable } from './atlas';
 
 export interface LayerInfo {
   id: LayerId;
@@ -135,9 +136,11 @@ const RETIRED_AS: Record<string, string> = {
   wrong: 'marked as never true',
 };
 
-/** One history entry in words (the old text, when there is one, is shown apart). */
+/** One history entry in words (the old text, when there is one, is shown
+ * apart). A reason or a detail (a category) is shown printable, as the
+ * row shows its text. */
 export function historyLine(h: { action: string; how?: string; reason?: string; detail?: string; old_content?: string }): string {
-  const reason = h.reason ? `: ${h.reason}` : '';
+  const reason = h.reason ? `: ${printable(h.reason)}` : '';
   switch (h.action) {
     case 'retired':
       return `${RETIRED_AS[h.how ?? ''] ?? 'retired'}${reason}`;
@@ -146,7 +149,7 @@ export function historyLine(h: { action: string; how?: string; reason?: string; 
     case 'edited': {
       const parts: string[] = [];
       if (h.old_content !== undefined && h.old_content !== '') parts.push('text edited');
-      if (h.detail) parts.push(h.detail.replaceAll(' -> ', ' → '));
+      if (h.detail) parts.push(printable(h.detail.replaceAll(' -> ', ' → ')));
       return parts.length ? parts.join('; ') : 'edited';
     }
     default:
