@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeTimes, clearOf, fadeAt, layout, MAX_ZOOM, MIN_ZOOM, step, stepOrEnd, visibleAt, zoomAt, type View } from './graph';
+import { changeTimes, clearOf, fadeAt, fadingAt, layout, MAX_ZOOM, MIN_ZOOM, step, stepOrEnd, visibleAt, zoomAt, type View } from './graph';
 import type { GraphRecord } from './types';
 
 const rec = (p: Partial<GraphRecord>): GraphRecord => ({
@@ -35,6 +35,17 @@ describe('the Mind Palace rules', () => {
     expect(fadeAt(globex, 'valid', 60, 40)).toBe(0); // still true
     // A record recorded and expired at once (never believed) never fades in.
     expect(fadeAt(rec({ recorded_at: 300, expired_at: 300 }), 'recorded', 310, 40)).toBe(0);
+  });
+
+  it('fades a relation that ended, not one whose closed record took over', () => {
+    const fading = (records: GraphRecord[], axis: 'recorded' | 'valid', t: number) => fadingAt(records, axis, t, 40).map(({ r, a }) => `${r.to}@${r.recorded_at}:${a}`);
+    // At 200 Acme's open record expired and its closed one (10 to 50) began: still believed, drawn once, not fading.
+    expect(fading(all, 'recorded', 220)).toEqual([]);
+    // A relation retracted with nothing in its place fades.
+    const gone = rec({ id: 'gone', to: 'gone', recorded_at: 100, expired_at: 200 });
+    expect(fading([...all, gone], 'recorded', 220)).toEqual(['gone@100:0.5']);
+    // On the valid axis Acme stopped being true at 50: it fades after that.
+    expect(fading(all, 'valid', 60)).toEqual(['acme@200:0.75']);
   });
 
   it('steps through the changes of an axis', () => {

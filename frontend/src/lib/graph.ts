@@ -32,6 +32,24 @@ export function fadeAt(r: GraphRecord, axis: Axis, t: number, span: number): num
   return 1 - (t - end) / span;
 }
 
+/**
+ * The records fading out at t (fadeAt), each with how visible it still
+ * is. A record whose relation (its id) has a record visible at t is left
+ * out: when a relation's open record expires as its closed record starts
+ * (an end date learned), the relation is still believed, so its edge is
+ * drawn once, not also as ending.
+ */
+export function fadingAt(records: GraphRecord[], axis: Axis, t: number, span: number): { r: GraphRecord; a: number }[] {
+  const out: { r: GraphRecord; a: number }[] = [];
+  for (const r of records) {
+    const a = fadeAt(r, axis, t, span);
+    if (a > 0) out.push({ r, a });
+  }
+  if (!out.length) return out; // most moments: no need to look at what is visible
+  const held = new Set(records.filter((r) => visibleAt(r, axis, t)).map((r) => r.id));
+  return out.filter(({ r }) => !held.has(r.id));
+}
+
 /** The moments the graph changes on an axis, sorted, unique. */
 export function changeTimes(records: GraphRecord[], axis: Axis): number[] {
   const ts = new Set<number>();
