@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LIMIT, OVERLAP, appendNew, readFirst, readNext, type ReadPage } from './atlasList';
+import { MAX_LIMIT, MissedChanges, OVERLAP, appendNew, readFirst, readNext, type ReadPage } from './atlasList';
 import type { ListItem } from './types';
 
 const row = (id: string): ListItem => ({
@@ -70,5 +70,28 @@ describe('reading the list again after an action', () => {
     const rows = await readFirst(200, read);
     expect([rows.memories.length, rows.end, rows.total]).toEqual([150, 150, 150]);
     expect(s.asked).toEqual([[0, 200]]);
+  });
+});
+
+describe('changes seen while the list is busy', () => {
+  it('are read once the list is free, and only once', () => {
+    const c = new MissedChanges();
+    c.see('3:0:1');
+    expect(c.due(true)).toBe(false); // the first signature is where it starts
+    c.see('4:0:2'); // an agent wrote while a form was open
+    expect(c.due(false)).toBe(false);
+    c.see('4:0:2');
+    expect(c.due(true)).toBe(true); // the form closed: read again
+    c.caughtUp();
+    expect(c.due(true)).toBe(false);
+  });
+
+  it('a change during a read is read after it', () => {
+    const c = new MissedChanges();
+    c.see('a');
+    c.caughtUp(); // a read starts
+    c.see('b'); // a change while it runs
+    expect(c.due(false)).toBe(false);
+    expect(c.due(true)).toBe(true);
   });
 });

@@ -61,3 +61,30 @@ export async function readFirst(count: number, read: ReadPage): Promise<Rows> {
     if (!progressed || rows.end >= count || rows.end >= rows.total) return rows;
   }
 }
+
+/**
+ * Follows the store's changes (the status poll's signature) for a list
+ * that cannot always read itself again at once: while a form is open, the
+ * user is scrolled down or a read is on its way, a change is kept, and
+ * read once the list is free again.
+ */
+export class MissedChanges {
+  #seen = '';
+  #missed = false;
+
+  /** Notes the store's signature now; the first one only says where it starts. */
+  see(sig: string): void {
+    if (this.#seen && sig !== this.#seen) this.#missed = true;
+    this.#seen = sig;
+  }
+
+  /** The list is being read again from its start: what was missed will be in it. */
+  caughtUp(): void {
+    this.#missed = false;
+  }
+
+  /** Whether to read the list again now: a change is unread and the list is free to. */
+  due(free: boolean): boolean {
+    return this.#missed && free;
+  }
+}
