@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bandOf, closestByMeaning, editChange, undoChange, glyphOf, hasStrength, printable, quote, shortDate, type Band } from './atlas';
+import { bandOf, closestByMeaning, editChange, onePerRow, undoChange, glyphOf, hasStrength, printable, quote, shortDate, type Band } from './atlas';
 import type { SearchAnswer } from './types';
 
 describe('atlas helpers', () => {
@@ -67,6 +67,34 @@ describe('row actions', () => {
     [{ text: 'a', category: 'fact' }, { category: 'goal' }, { category: 'fact', if_content: 'a' }],
     [{ text: 'a', category: 'fact' }, { content: 'b', category: 'goal' }, { content: 'a', category: 'fact', if_content: 'b' }],
   ])('the undo of an edit of %j by %j sends %j', (was, change, want) => expect(undoChange(was, change)).toEqual(want));
+});
+
+describe('one action at a time per row', () => {
+  it('ignores a second action on a memory while one runs (a double click sends once)', async () => {
+    const running = new Set<string>();
+    let sent = 0;
+    let finish!: () => void;
+    const restoreA = () => {
+      sent++;
+      return new Promise<void>((r) => (finish = r));
+    };
+    const first = onePerRow(running, 'a', restoreA);
+    expect(onePerRow(running, 'a', restoreA)).toBeUndefined();
+    expect(running.has('a')).toBe(true); // its row says so
+    // Another memory's row is not held up.
+    await onePerRow(running, 'b', async () => sent++);
+    finish();
+    await first;
+    expect(running.has('a')).toBe(false);
+    expect(sent).toBe(2);
+    await onePerRow(running, 'a', async () => sent++); // and again once it ended
+    expect(sent).toBe(3);
+  });
+  it('frees the row when the action fails', async () => {
+    const running = new Set<string>();
+    await expect(onePerRow(running, 'a', () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    expect(running.size).toBe(0);
+  });
 });
 
 describe('closestByMeaning', () => {

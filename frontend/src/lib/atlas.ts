@@ -80,6 +80,18 @@ export function hasStrength(layer: string): boolean {
 }
 
 /**
+ * Runs a row's action on a memory unless one runs for it already (then
+ * undefined, and nothing is sent): a double click on Restore or ▲ sends
+ * once. running holds the memories with an action on its way (the page's
+ * is reactive, so their rows show it); another memory's row is not held up.
+ */
+export function onePerRow<T>(running: Set<string>, id: string, action: () => Promise<T>): Promise<T> | undefined {
+  if (running.has(id)) return undefined;
+  running.add(id);
+  return action().finally(() => running.delete(id));
+}
+
+/**
  * What an edit changes: only the fields that differ from the row, so a
  * raw turn (which has no category) can have its text edited, and an edit
  * that changes nothing sends nothing (null).
