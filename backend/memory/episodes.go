@@ -221,6 +221,11 @@ func (s *Service) ownNowPages(ctx context.Context, o Owner) ([]Memory, error) {
 // intentions and newest facts (under every user id of the alias group),
 // retiring the previous pages as replaced. A failure other than the
 // endpoint's leaves the page as it is until the next change.
+//
+// At most one call goes out per NowEvery for an owner, failed or not: the
+// wait runs from the later of the newest page and the last call asked
+// (a failed call leaves no page, and would otherwise be asked again on
+// every pass).
 func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	// Exactly this agent's rows: the person's own page (no agent) never
 	// holds what their agents were told.
@@ -231,7 +236,14 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if len(prev) > 0 && s.now().Sub(prev[0].CreatedAt) < s.cfg.Extraction.NowEvery {
+	var last time.Time
+	if t, ok := s.nowTried.Load(key); ok {
+		last = t.(time.Time)
+	}
+	if len(prev) > 0 && prev[0].CreatedAt.After(last) {
+		last = prev[0].CreatedAt
+	}
+	if !last.IsZero() && s.now().Sub(last) < s.cfg.Extraction.NowEvery {
 		return false, nil // too soon: stays dirty for a later pass
 	}
 	s.nowDirty.Delete(key) // a write after this marks it again; one before is read below
@@ -253,6 +265,7 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	if len(texts) == 0 {
 		return false, nil
 	}
+	s.nowTried.Store(key, s.now()) // the call goes out: the next waits NowEvery, whatever it answers
 	text, err := s.extractor.Summarize(ctx, SummaryRequest{Kind: SummaryNow,
 		Today: s.now().In(s.cfg.Extraction.Location), Owner: o, Texts: texts})
 	if err != nil {
@@ -274,7 +287,8 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	}
 	if err := s.insertGenerated(ctx, gen, c, m); err != nil {
 		if errors.Is(err, ErrStoreReplaced) {
-			s.nowDirty.LoadOrStore(key, o) // built from the data before a restore: again on the new
+			s.nowDirty.LoadOrStore(key, o) // built from the data before a restore: again on the new,
+			s.nowTried.Delete(key)         // without waiting NowEvery
 		}
 		return false, err
 	}

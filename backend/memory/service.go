@@ -64,8 +64,9 @@ type ExtractionConfig struct {
 	Reconcile bool
 	// EpisodeGap ends an episode of work (HYATLAS_EPISODE_GAP, 30m).
 	EpisodeGap time.Duration
-	// NowEvery is the least time between two rebuilds of an owner's Now
-	// page (HYATLAS_NOW_EVERY, 15m; 0 rebuilds after every write).
+	// NowEvery is the least time between two calls for an owner's Now
+	// page, a failed one included (HYATLAS_NOW_EVERY, 15m; 0 rebuilds
+	// after every write).
 	NowEvery time.Duration
 	// NowOff disables the Now page.
 	NowOff bool
@@ -154,10 +155,12 @@ type Service struct {
 	// extracting holds the ids being extracted (each is done once);
 	// ownerLocks serialise extraction per person; nowDirty holds the
 	// persons and agents whose Now page is out of date (nowOwner -> the
-	// Owner who wrote last).
+	// Owner who wrote last); nowTried when each last asked for its page
+	// (nowOwner -> time.Time), whether the call succeeded or not.
 	extracting sync.Map // id -> *inflight
 	ownerLocks sync.Map // user id -> chan struct{} (capacity 1: a lock a waiter can give up on)
 	nowDirty   sync.Map
+	nowTried   sync.Map
 	// nowStaleChecked: the first housekeeping pass since the start has
 	// marked the Now pages a change before the stop left stale.
 	nowStaleChecked atomic.Bool
