@@ -18,6 +18,10 @@ const (
 const (
 	episodeTextsMax = 200
 	nowFactsMax     = 15
+	// episodeRetry is the least time before an episode whose summary call
+	// went out and came to nothing (the endpoint failed, or the summary
+	// could not be embedded or stored) is asked for again.
+	episodeRetry = 15 * time.Minute
 )
 
 // noteEpisode adds a committed write to its owner's episode. Failing here
@@ -80,7 +84,12 @@ func (s *Service) Housekeep(ctx context.Context) (HousekeepResult, error) {
 }
 
 // summarizeEpisodes summarises every ended episode. An episode of one
-// write gets no summary (its facts already say it all).
+// write gets no summary (its facts already say it all), nor does one whose
+// summary the model would not give (an unreadable or refused reply): it is
+// marked summarised without one rather than asked for again. Any other
+// failure (the endpoint, reading its writes, embedding or storing the
+// summary) leaves the episode due, and one whose call went out is not
+// asked for again before episodeRetry has passed.
 func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (int, error) {
 	gen := s.generation()
 	due, err := s.xstore.DueEpisodes(ctx, idleBefore)
@@ -90,40 +99,50 @@ func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (
 	done := 0
 	var skipped error
 	for _, ep := range due {
-		id, err := s.summarizeEpisode(ctx, gen, ep)
-		switch {
-		case errors.Is(err, ErrProvider) || errors.Is(err, ErrStoreReplaced) || ctx.Err() != nil:
-			return done, err // the endpoint is down, or the data restored: the episode waits
-		case err != nil:
-			// Unreadable or refused, or its writes could not be read: the
-			// episode goes without a summary rather than being asked for
-			// again every pass, and the ones after it are not held up.
-			skipped = errors.Join(skipped, err)
-			id = ""
+		if t, ok := s.episodeTried.Load(ep.Seq); ok && s.now().Sub(t.(time.Time)) < episodeRetry {
+			continue // its last call failed a short while ago
 		}
-		if id != "" { // marked with its summary, in the summary's transaction
+		id, settled, err := s.summarizeEpisode(ctx, gen, ep)
+		switch {
+		case id != "": // marked with its summary, in the summary's transaction
+			s.episodeTried.Delete(ep.Seq)
 			done++
+			continue
+		case settled:
+			skipped = errors.Join(skipped, err) // nil when it needs no summary
+		case errors.Is(err, ErrStoreReplaced):
+			s.episodeTried.Delete(ep.Seq) // the restored data is asked for at once
+			return done, err
+		case errors.Is(err, ErrProvider) || ctx.Err() != nil:
+			return done, err // the endpoint is down: the episode waits
+		default:
+			// Its writes could not be read, or its summary not embedded or
+			// stored: it stays due, and the ones after it are not held up.
+			skipped = errors.Join(skipped, err)
 			continue
 		}
 		if err := s.writeGen(gen, func() error { return s.xstore.SetEpisodeSummary(ctx, ep.Seq, "") }); err != nil {
 			return done, fmt.Errorf("mark episode %d summarised: %w", ep.Seq, err)
 		}
+		s.episodeTried.Delete(ep.Seq)
 	}
 	return done, skipped
 }
 
-// summarizeEpisode writes the L4 summary of one episode and returns its
-// id ("" when the episode needs none).
-func (s *Service) summarizeEpisode(ctx context.Context, gen uint64, ep Episode) (string, error) {
+// summarizeEpisode writes the L4 summary of one episode. It returns the
+// summary's id ("" when none was written) and whether the episode is
+// settled without one: it needs none, or the model's reply to its call
+// was unreadable or refused (err says which).
+func (s *Service) summarizeEpisode(ctx context.Context, gen uint64, ep Episode) (string, bool, error) {
 	if ep.Writes < 2 {
-		return "", nil
+		return "", true, nil
 	}
 	// The newest writes, oldest first: the summary tells the episode in order.
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerRaw},
 		Scope:       Scope{UserIDs: []string{ep.Owner.UserID}, AgentID: ep.Owner.AgentID},
 		CreatedFrom: ep.StartedAt, CreatedTo: ep.LastAt, Limit: episodeTextsMax})
 	if err != nil {
-		return "", fmt.Errorf("list episode %d: %w", ep.Seq, err)
+		return "", false, fmt.Errorf("list episode %d: %w", ep.Seq, err)
 	}
 	var texts, ids []string
 	for i := len(rows) - 1; i >= 0; i-- {
@@ -132,15 +151,17 @@ func (s *Service) summarizeEpisode(ctx context.Context, gen uint64, ep Episode) 
 		}
 	}
 	if len(texts) < 2 {
-		return "", nil
+		return "", true, nil
 	}
+	s.episodeTried.Store(ep.Seq, s.now()) // the call goes out
 	text, err := s.extractor.Summarize(ctx, SummaryRequest{Kind: SummaryEpisode,
 		Today: s.now().In(s.cfg.Extraction.Location), Owner: ep.Owner, Texts: texts})
 	if err != nil {
-		return "", fmt.Errorf("summarise episode %d: %w", ep.Seq, err)
+		unreadable := errors.Is(err, ErrUnparseable) || errors.Is(err, ErrRejected)
+		return "", unreadable, fmt.Errorf("summarise episode %d: %w", ep.Seq, err)
 	}
 	if text == "" {
-		return "", nil
+		return "", true, nil
 	}
 	now := s.now().UTC()
 	m := Memory{ID: NewID(now), Layer: LayerSummary, Content: text, Owner: ep.Owner, Category: CategoryEpisode,
@@ -148,9 +169,9 @@ func (s *Service) summarizeEpisode(ctx context.Context, gen uint64, ep Episode) 
 		ValidTo: ep.LastAt, CreatedAt: now, UpdatedAt: now, Extraction: ExtractSkipped,
 		Metadata: map[string]string{"writes": strconv.Itoa(len(ids))}}
 	if err := s.insertGenerated(ctx, gen, Changes{Episode: ep.Seq}, m); err != nil {
-		return "", err
+		return "", false, fmt.Errorf("store the summary of episode %d: %w", ep.Seq, err)
 	}
-	return m.ID, nil
+	return m.ID, false, nil
 }
 
 // rebuildNowPages rebuilds the Now page of each owner marked dirty whose
@@ -219,8 +240,9 @@ func (s *Service) ownNowPages(ctx context.Context, o Owner) ([]Memory, error) {
 
 // rebuildNow writes the Now page of o's person and agent from their open
 // intentions and newest facts (under every user id of the alias group),
-// retiring the previous pages as replaced. A failure other than the
-// endpoint's leaves the page as it is until the next change.
+// retiring the previous pages as replaced. An unreadable or refused reply
+// leaves the page as it is until the next change; the endpoint failing,
+// or the page failing to be stored, leaves it marked for a later pass.
 //
 // At most one call goes out per NowEvery for an owner, failed or not: the
 // wait runs from the later of the newest page and the last call asked
@@ -250,6 +272,7 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	var texts []string
 	intents, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerIntention}, Scope: scope, Limit: openIntentsMax})
 	if err != nil {
+		s.nowDirty.LoadOrStore(key, o)
 		return false, fmt.Errorf("list intentions: %w", err)
 	}
 	for _, m := range s.currentIntentions(intents, s.now()) { // as recall and the prompt block
@@ -257,6 +280,7 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 	}
 	facts, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerFact}, Scope: scope, Limit: nowFactsMax})
 	if err != nil {
+		s.nowDirty.LoadOrStore(key, o)
 		return false, fmt.Errorf("list facts: %w", err)
 	}
 	for _, m := range facts {
@@ -286,9 +310,12 @@ func (s *Service) rebuildNow(ctx context.Context, o Owner) (bool, error) {
 		c.Retire = append(c.Retire, RowRetirement{ID: p.ID, Retirement: Retirement{How: RetiredReplaced, By: m.ID, At: now}})
 	}
 	if err := s.insertGenerated(ctx, gen, c, m); err != nil {
+		// Not stored (not embedded, not saved): the page is built again,
+		// after NowEvery; one built from the data before a restore is
+		// built again on the new at once.
+		s.nowDirty.LoadOrStore(key, o)
 		if errors.Is(err, ErrStoreReplaced) {
-			s.nowDirty.LoadOrStore(key, o) // built from the data before a restore: again on the new,
-			s.nowTried.Delete(key)         // without waiting NowEvery
+			s.nowTried.Delete(key)
 		}
 		return false, err
 	}

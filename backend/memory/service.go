@@ -161,6 +161,9 @@ type Service struct {
 	ownerLocks sync.Map // user id -> chan struct{} (capacity 1: a lock a waiter can give up on)
 	nowDirty   sync.Map
 	nowTried   sync.Map
+	// episodeTried is when each episode's summary was last asked for
+	// (episode seq -> time.Time), until it is settled.
+	episodeTried sync.Map
 	// nowStaleChecked: the first housekeeping pass since the start has
 	// marked the Now pages a change before the stop left stale.
 	nowStaleChecked atomic.Bool
