@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,8 +16,10 @@ import (
 // patterns; each that cites at least two of the schemas shown, and does
 // not repeat a live schema, is written as an L6 schema marked cross_topic
 // with the facts behind the schemas it generalises as its evidence.
-// Existing schemas are never changed. The time of the pass is kept with
-// the owner's clusters, so a restart does not repeat it.
+// Existing schemas are never changed. The time of the call is kept with
+// the owner's clusters, so a restart does not repeat it, and it is kept
+// whenever the request went out, failed or not (anything but
+// ErrEndpointDown): a failed call waits CrossEvery like a successful one.
 func (s *Service) crossTopic(ctx context.Context, o ownerFacts, own *ownerState, rep *ConsolidationReport) {
 	every := s.cfg.Consolidate.CrossEvery
 	if every <= 0 || own == nil {
@@ -48,6 +51,9 @@ func (s *Service) crossTopic(ctx context.Context, o ownerFacts, own *ownerState,
 		return
 	}
 	patterns, err := s.consolidator.CrossSchemas(ctx, req)
+	if !errors.Is(err, ErrEndpointDown) {
+		s.saveCrossAt(ctx, o, own, now, rep)
+	}
 	if err != nil {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cross-topic: %v", o.key, err))
 		return
@@ -74,11 +80,15 @@ func (s *Service) crossTopic(ctx context.Context, o ownerFacts, own *ownerState,
 	rep.CrossSchemas += n
 	if err != nil {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cross-topic: write: %v", o.key, err))
-		return
 	}
+}
+
+// saveCrossAt keeps with the owner's clusters when their cross-topic call
+// went out.
+func (s *Service) saveCrossAt(ctx context.Context, o ownerFacts, own *ownerState, at time.Time, rep *ConsolidationReport) {
 	own.mu.Lock()
 	defer own.mu.Unlock()
-	own.st.CrossAt = now
+	own.st.CrossAt = at
 	if err := s.cstore.SaveClusters(ctx, own.key, own.st); err != nil {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cross-topic: save: %v", o.key, err))
 	}

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -122,5 +123,52 @@ func TestRawRetention(t *testing.T) {
 		if _, err := r.store.Get(context.Background(), id); err != nil {
 			t.Errorf("%s deleted: %v", id, err)
 		}
+	}
+}
+
+// crossRig is an ultra rig with cross-topic passes once a day and four of
+// Alice's patterns from two topics, so every pass may make the call.
+func crossRig(t *testing.T) (*rig, *scriptedConsolidator) {
+	t.Helper()
+	cfg := consolidateCfg()
+	cfg.Consolidate.CrossEvery = 24 * time.Hour
+	r, c := newConsolidateRig(t, cfg)
+	r.aliceFacts(t)
+	for i, text := range []string{"Alice plans her week on Sundays", "Alice reviews code before lunch",
+		"Alice runs along the river at dawn", "Alice cooks batch meals on weekends"} {
+		r.put(t, memory.Memory{Layer: memory.LayerSchema, Content: text, Owner: memory.Owner{UserID: "alice"},
+			Metadata: map[string]string{memory.MetaTopic: []string{"c1", "c2"}[i/2]}})
+	}
+	return r, c
+}
+
+// A cross-topic call that went out and failed waits CrossEvery as a
+// successful one does; one the endpoint refused before anything was
+// looked at (ErrEndpointDown) is asked again on the next pass.
+func TestConsolidate_FailedCrossTopicCallWaits(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		err   error
+		calls int // after two passes
+	}{
+		{"its own call timed out", fmt.Errorf("timeout: %w", memory.ErrProvider), 1},
+		{"an unreadable reply", fmt.Errorf("twice: %w", memory.ErrUnparseable), 1},
+		{"the endpoint is down for any request", fmt.Errorf("no connection: %w", memory.ErrEndpointDown), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, c := crossRig(t)
+			c.cross = func(memory.CrossSchemaRequest) ([]memory.PlannedSchema, error) { return nil, tc.err }
+			r.consolidate(t)
+			r.advance(time.Hour)
+			r.consolidate(t)
+			if len(c.crosses) != tc.calls {
+				t.Fatalf("%d cross-topic calls in two passes an hour apart, want %d", len(c.crosses), tc.calls)
+			}
+			r.advance(25 * time.Hour)
+			r.consolidate(t)
+			if len(c.crosses) != tc.calls+1 {
+				t.Fatalf("%d cross-topic calls a day later, want %d", len(c.crosses), tc.calls+1)
+			}
+		})
 	}
 }
