@@ -23,7 +23,9 @@ import (
 //     a day passes. An endpoint that is down for any request
 //     (ErrEndpointDown: no connection, the key, a rate limit) is never
 //     charged to a cluster; nor is any failure when two or more calls of a
-//     pass fail and none succeeds (the provider is taken to be down).
+//     pass fail and none succeeds (the provider is taken to be down). A
+//     pass starts no more calls once it sees either: the clusters left
+//     stay due, uncharged.
 
 // Consolidation guards and bounds.
 const (

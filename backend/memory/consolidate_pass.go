@@ -129,14 +129,15 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 		}
 	}
 	jobs := takeTurns(perOwner)
+	endpointDown := false // a call came back refused for any request: no more calls this pass
 	if len(jobs) > 0 && s.llmState() != LLMOK {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("no call made: the extraction endpoint is %s", s.llmState()))
 		rep.ClustersPending = len(jobs)
 	} else if len(jobs) > 0 {
 		s.consolidating.Store(&ConsolidationProgress{Running: true, Total: len(jobs)})
-		s.runJobs(ctx, jobs, states, start, &rep)
+		endpointDown = s.runJobs(ctx, jobs, states, start, &rep)
 	}
-	if s.llmState() == LLMOK && !rep.ProviderDown && s.generation() == gen {
+	if s.llmState() == LLMOK && !rep.ProviderDown && !endpointDown && s.generation() == gen {
 		for _, o := range owners {
 			s.crossTopic(ctx, o, states[o.key], &rep)
 		}
@@ -279,7 +280,13 @@ type callResult struct {
 // less of the budget is left than a call is expected to take. Each
 // success is saved at once; failures are charged at the end, unless the
 // provider was down (two or more failed and none succeeded).
-func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[string]*ownerState, start time.Time, rep *ConsolidationReport) {
+//
+// No call starts once the endpoint is seen to be down: after a call came
+// back ErrEndpointDown (no connection, the key, the account, a rate
+// limit: any request would fail), or after two failed with none
+// succeeding. The clusters not called stay due, uncharged, and count as
+// pending. It returns whether a call came back ErrEndpointDown.
+func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[string]*ownerState, start time.Time, rep *ConsolidationReport) bool {
 	deadline := start.Add(s.cfg.Consolidate.Budget)
 	work := make(chan *clusterJob, len(jobs))
 	for _, job := range jobs {
@@ -288,7 +295,9 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 	close(work)
 	var mu sync.Mutex
 	var failed []callResult
+	var downErr error // the first ErrEndpointDown a call came back with
 	succeeded, done, started := 0, 0, 0
+	endpointDown := func() bool { return downErr != nil || (len(failed) >= 2 && succeeded == 0) } // under mu
 	var wg sync.WaitGroup
 	for range max(1, min(s.cfg.Consolidate.Parallel, 4)) {
 		wg.Add(1)
@@ -302,6 +311,10 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 					continue
 				}
 				mu.Lock()
+				if endpointDown() {
+					mu.Unlock()
+					continue
+				}
 				started++
 				mu.Unlock()
 				out, err := s.runCluster(ctx, job, states[job.owner])
@@ -309,6 +322,9 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 				done++
 				if err != nil {
 					failed = append(failed, callResult{job, err})
+					if errors.Is(err, ErrEndpointDown) && downErr == nil {
+						downErr = err
+					}
 				} else {
 					succeeded++
 					rep.ClustersRun++
@@ -332,8 +348,13 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 	rep.ClustersPending = len(jobs) - started + len(failed)
 	if started < len(jobs) {
 		why := "the pass's time budget ran out"
-		if len(jobs) > 0 && s.generation() != jobs[0].gen {
+		switch {
+		case len(jobs) > 0 && s.generation() != jobs[0].gen:
 			why = "a snapshot was restored during the pass"
+		case downErr != nil:
+			why = "the endpoint refused a call as it would any (no connection, the key, the account, a rate limit)"
+		case endpointDown():
+			why = "the first calls all failed"
 		}
 		rep.Errors = append(rep.Errors, fmt.Sprintf("%d clusters left for the next pass: %s", len(jobs)-started, why))
 	}
@@ -358,6 +379,7 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 	if rep.ProviderDown {
 		rep.Errors = append(rep.Errors, "every call failed: the provider is taken to be down and no cluster is charged")
 	}
+	return downErr != nil
 }
 
 // runCluster makes one cluster's call, applies the plan and saves the

@@ -1,0 +1,54 @@
+package memory_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"hyatlas/backend/memory"
+)
+
+// chessPlayers gives each user two facts: one due topic each.
+func (r *rig) chessPlayers(t *testing.T, users ...string) {
+	t.Helper()
+	for _, u := range users {
+		r.fact(t, u+" likes chess", u, r.turn(t, "chess", u), time.Time{})
+		r.fact(t, u+" plays chess on Sundays", u, r.turn(t, "sunday chess", u), time.Time{})
+	}
+}
+
+// A pass stops calling once the endpoint is seen to be down: a call
+// refused as any would be (a revoked key), or two failed calls with none
+// through. The topics not called stay due, uncharged, and the next pass
+// with the endpoint back calls every one.
+func TestConsolidate_StopsCallingADownEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		err   error
+		calls int
+	}{
+		{"the key was revoked", fmt.Errorf("401 invalid api key: %w", memory.ErrEndpointDown), 1},
+		{"every call times out", fmt.Errorf("timeout: %w", memory.ErrProvider), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := consolidateCfg()
+			cfg.Consolidate.Parallel = 1
+			r, c := newConsolidateRig(t, cfg)
+			r.chessPlayers(t, "alice", "bob", "carol", "dave")
+			c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+				return memory.ConsolidatePlan{}, tc.err
+			})
+			for pass := range memory.ClusterMaxFails + 1 {
+				before := c.calls()
+				rep := r.consolidate(t)
+				if c.calls()-before != tc.calls || rep.ClustersRun != 0 || rep.ClustersPending != 4 {
+					t.Fatalf("pass %d: %d calls, report %+v; want %d calls and every topic pending", pass, c.calls()-before, rep, tc.calls)
+				}
+			}
+			c.set(reply(memory.ConsolidatePlan{}))
+			if rep := r.consolidate(t); rep.ClustersRun != 4 {
+				t.Fatalf("the endpoint back: %+v; want every topic called (none charged)", rep)
+			}
+		})
+	}
+}
