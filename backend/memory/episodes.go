@@ -137,9 +137,11 @@ func (s *Service) summarizeEpisode(ctx context.Context, gen uint64, ep Episode) 
 	if ep.Writes < 2 {
 		return "", true, nil
 	}
-	// The newest writes, oldest first: the summary tells the episode in order.
+	// The newest writes, oldest first: the summary tells the episode in
+	// order. Exactly the episode owner's: a person's own episode (no agent)
+	// is not crowded out of the limit by their agents' writes.
 	rows, _, err := s.store.List(ctx, ListFilter{Layers: []Layer{LayerRaw},
-		Scope:       Scope{UserIDs: []string{ep.Owner.UserID}, AgentID: ep.Owner.AgentID},
+		Scope:       Scope{UserIDs: []string{ep.Owner.UserID}, AgentID: ep.Owner.AgentID, ExactAgent: true},
 		CreatedFrom: ep.StartedAt, CreatedTo: ep.LastAt, Limit: episodeTextsMax})
 	if err != nil {
 		return "", false, fmt.Errorf("list episode %d: %w", ep.Seq, err)

@@ -164,3 +164,30 @@ func TestNow_PageNotStoredIsBuiltLater(t *testing.T) {
 		t.Fatalf("a later pass: %+v, %v; want the page", res, err)
 	}
 }
+
+// A person's own episode is summarised from their writes however many
+// their agent wrote in between: the agent's writes are its own episode.
+func TestEpisode_OwnWritesNotCrowdedOutByAnAgent(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Extraction.NowOff = true
+	r, x := newExtractRig(t, cfg)
+	var shown []string
+	x.summarize = func(req memory.SummaryRequest) (string, error) {
+		shown = req.Texts
+		return "episode summary", nil
+	}
+	ctx := context.Background()
+	r.write(t, "packing the kitchen", "u1")
+	for i := range 200 {
+		r.put(t, memory.Memory{Layer: memory.LayerRaw, Content: fmt.Sprintf("agent note %d", i),
+			Owner: memory.Owner{UserID: "u1", AgentID: "hermes"}, Extraction: memory.ExtractDone})
+	}
+	r.write(t, "the kitchen is packed", "u1")
+	r.advance(time.Hour)
+	if res, err := r.svc.Housekeep(ctx); err != nil || res.Episodes != 1 {
+		t.Fatalf("pass: %+v, %v; want the person's episode summarised", res, err)
+	}
+	if !slices.Equal(shown, []string{"packing the kitchen", "the kitchen is packed"}) {
+		t.Fatalf("the summary was asked from %q", shown)
+	}
+}
