@@ -84,12 +84,13 @@ func (s *Service) crossTopic(ctx context.Context, o ownerFacts, own *ownerState,
 }
 
 // saveCrossAt keeps with the owner's clusters when their cross-topic call
-// went out.
+// went out, unless a restore replaced the store since the pass read them
+// (the restored clusters stand).
 func (s *Service) saveCrossAt(ctx context.Context, o ownerFacts, own *ownerState, at time.Time, rep *ConsolidationReport) {
 	own.mu.Lock()
 	defer own.mu.Unlock()
 	own.st.CrossAt = at
-	if err := s.cstore.SaveClusters(ctx, own.key, own.st); err != nil {
+	if err := s.writeGen(own.gen, func() error { return s.cstore.SaveClusters(ctx, own.key, own.st) }); err != nil {
 		rep.Errors = append(rep.Errors, fmt.Sprintf("owner %s: cross-topic: save: %v", o.key, err))
 	}
 }

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -170,5 +171,37 @@ func TestConsolidate_FailedCrossTopicCallWaits(t *testing.T) {
 				t.Fatalf("%d cross-topic calls a day later, want %d", len(c.crosses), tc.calls+1)
 			}
 		})
+	}
+}
+
+// A snapshot restored while the cross-topic call runs keeps the topics it
+// brought back: the pass does not save the owner's clusters as it read
+// them before the restore (with the call's time) over the restored ones.
+func TestConsolidate_CrossTopicKeepsARestoreDuringTheCall(t *testing.T) {
+	r, c := crossRig(t)
+	ctx := context.Background()
+	restored := memory.OwnerClusters{NextSeq: 99} // the snapshot's topics
+	c.cross = func(memory.CrossSchemaRequest) ([]memory.PlannedSchema, error) {
+		r.restoreSnapshot(t, func(ctx context.Context) error {
+			all, err := r.store.AllClusters(ctx)
+			for _, o := range all {
+				err = errors.Join(err, r.store.SaveClusters(ctx, o.Owner, restored))
+			}
+			return err
+		})
+		return nil, nil
+	}
+	r.consolidate(t)
+	if len(c.crosses) != 1 {
+		t.Fatalf("%d cross-topic calls, want 1", len(c.crosses))
+	}
+	all, err := r.store.AllClusters(ctx)
+	if err != nil || len(all) == 0 {
+		t.Fatalf("clusters: %+v, %v", all, err)
+	}
+	for _, o := range all {
+		if o.State.NextSeq != restored.NextSeq || len(o.State.Clusters) != 0 || !o.State.CrossAt.IsZero() {
+			t.Errorf("owner %s: clusters after the restore %+v, want the snapshot's %+v", o.Owner, o.State, restored)
+		}
 	}
 }
