@@ -47,7 +47,7 @@ func (e *Engine) consolidateLoop(ctx context.Context) {
 			timer.Reset(pausedRecheck) // paused: the scheduled pass waits for the resume
 			continue
 		}
-		rep, err := e.Memory.Consolidate(ctx)
+		rep, err := e.Memory.ConsolidateScheduled(ctx) // a pause during the pass stops its calls too
 		wait = cfg.Every
 		switch {
 		case err != nil && ctx.Err() == nil:

@@ -24,9 +24,14 @@ type CatchUpResult struct {
 	// first, when every row of the run went through; the caller hands
 	// them to the extraction workers. It is empty after a provider error.
 	Backlog []string
-	// Stopped is the provider error the run stopped at, if any.
+	// Stopped is the provider error the run stopped at, if any, or
+	// ErrPaused when a pause stopped it.
 	Stopped error
 }
+
+// ErrPaused says a background run stopped because the person paused
+// extraction; what it did not reach waits for the resume.
+var ErrPaused = errors.New("extraction is paused")
 
 // catchUpOutage is how many rows in a row a catch-up run must find the
 // endpoint unavailable for before it takes the endpoint to be down.
@@ -37,6 +42,9 @@ const catchUpOutage = 3
 // rows, oldest first, created between maxAge ago (0: no limit) and
 // CatchUpMinAge ago, one at a time. A reply that cannot be read counts a
 // try on its row and the run goes on.
+//
+// A pause (the tray's) stops the run before its next row: the rows left
+// stay pending, and no row the endpoint failed meanwhile is charged.
 //
 // A provider error alone does not stop the run: the endpoint may fail one
 // row only (a model runner that crashes on it, a long text that times out
@@ -57,6 +65,10 @@ func (s *Service) CatchUp(ctx context.Context, maxAge time.Duration) (CatchUpRes
 	}
 	var unanswered []unansweredRow // since the last row the endpoint answered
 	for _, id := range ids {
+		if s.pausedNow() {
+			res.Stopped = ErrPaused
+			return res, nil
+		}
 		res.Tried++
 		st, err := s.ExtractOne(ctx, id)
 		if ctx.Err() != nil {

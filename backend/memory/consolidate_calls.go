@@ -23,9 +23,12 @@ type callResult struct {
 // No call starts once the endpoint is seen to be down: after a call came
 // back ErrEndpointDown (no connection, the key, the account, a rate
 // limit: any request would fail), or after two failed with none
-// succeeding. The clusters not called stay due, uncharged, and count as
-// pending. It returns whether a call came back ErrEndpointDown.
-func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[string]*ownerState, start time.Time, rep *ConsolidationReport) bool {
+// succeeding. Nor does one start while held() says the pass is held (a
+// scheduled pass while extraction is paused). The clusters not called
+// stay due, uncharged, and count as pending. It returns whether a call
+// came back ErrEndpointDown.
+func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[string]*ownerState, start time.Time,
+	held func() bool, rep *ConsolidationReport) bool {
 	deadline := start.Add(s.cfg.Consolidate.Budget)
 	work := make(chan *clusterJob, len(jobs))
 	for _, job := range jobs {
@@ -36,6 +39,7 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 	var failed []callResult
 	var downErr error // the first ErrEndpointDown a call came back with
 	succeeded, done, started := 0, 0, 0
+	paused := false
 	endpointDown := func() bool { return downErr != nil || (len(failed) >= 2 && succeeded == 0) } // under mu
 	var wg sync.WaitGroup
 	for range max(1, min(s.cfg.Consolidate.Parallel, 4)) {
@@ -50,7 +54,10 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 					continue
 				}
 				mu.Lock()
-				if endpointDown() {
+				if held() {
+					paused = true
+				}
+				if paused || endpointDown() {
 					mu.Unlock()
 					continue
 				}
@@ -90,6 +97,8 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 		switch {
 		case len(jobs) > 0 && s.generation() != jobs[0].gen:
 			why = "a snapshot was restored during the pass"
+		case paused:
+			why = "extraction was paused"
 		case downErr != nil:
 			why = "the endpoint refused a call as it would any (no connection, the key, the account, a rate limit)"
 		case endpointDown():

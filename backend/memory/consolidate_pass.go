@@ -54,8 +54,21 @@ func (s *Service) ConsolidationStatus() ConsolidationStatus {
 
 // Consolidate runs one pass now, or, when one is running, waits for it
 // and returns its report (single flight). ctx bounds the wait and the
-// pass this call starts.
+// pass this call starts. A pass asked for this way (hyatlas digest, Run a
+// pass now) runs while extraction is paused.
 func (s *Service) Consolidate(ctx context.Context) (ConsolidationReport, error) {
+	return s.consolidate(ctx, false)
+}
+
+// ConsolidateScheduled runs a pass as the schedule does: as Consolidate,
+// except that a pass it starts makes no call while extraction is paused,
+// checked before each call (a pause during the pass stops it; the topics
+// not called stay due, uncharged, and no cross-topic call is made).
+func (s *Service) ConsolidateScheduled(ctx context.Context) (ConsolidationReport, error) {
+	return s.consolidate(ctx, true)
+}
+
+func (s *Service) consolidate(ctx context.Context, scheduled bool) (ConsolidationReport, error) {
 	if !s.HasSlowPath() {
 		return ConsolidationReport{}, Errorf(EUNAVAILABLE, "consolidation runs only in ultra mode with an extraction endpoint (mode is %s)", s.cfg.Mode)
 	}
@@ -65,7 +78,7 @@ func (s *Service) Consolidate(ctx context.Context) (ConsolidationReport, error) 
 		f = &passFlight{done: make(chan struct{})}
 		s.consol.running = f
 		s.consol.mu.Unlock()
-		f.report, f.err = s.runPass(ctx)
+		f.report, f.err = s.runPass(ctx, scheduled)
 		s.consol.mu.Lock()
 		s.consol.running = nil
 		if f.err == nil {
@@ -86,8 +99,10 @@ func (s *Service) Consolidate(ctx context.Context) (ConsolidationReport, error) 
 	}
 }
 
-// runPass is one consolidation pass over every owner.
-func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
+// runPass is one consolidation pass over every owner; a scheduled one
+// makes no call while extraction is paused.
+func (s *Service) runPass(ctx context.Context, scheduled bool) (ConsolidationReport, error) {
+	held := func() bool { return scheduled && s.pausedNow() }
 	start := s.now().UTC()
 	rep := ConsolidationReport{StartedAt: start, Errors: []string{}}
 	if s.cannotStore(ctx) {
@@ -133,10 +148,13 @@ func (s *Service) runPass(ctx context.Context) (ConsolidationReport, error) {
 		rep.ClustersPending = len(jobs)
 	} else if len(jobs) > 0 {
 		s.consolidating.Store(&ConsolidationProgress{Running: true, Total: len(jobs)})
-		endpointDown = s.runJobs(ctx, jobs, states, start, &rep)
+		endpointDown = s.runJobs(ctx, jobs, states, start, held, &rep)
 	}
 	if s.llmState() == LLMOK && !rep.ProviderDown && !endpointDown && s.generation() == gen {
 		for _, o := range owners {
+			if held() {
+				break
+			}
 			s.crossTopic(ctx, o, states[o.key], &rep)
 		}
 	}

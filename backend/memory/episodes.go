@@ -58,8 +58,9 @@ type HousekeepResult struct {
 
 // Housekeep writes the summaries of episodes that have ended (one call
 // each) and rebuilds the Now page of owners whose memory changed, at most
-// once every NowEvery per owner. It stops at the first provider error;
-// what it did not reach waits for the next pass.
+// once every NowEvery per owner. It stops at the first provider error, and
+// before its next call once extraction is paused; what it did not reach
+// waits for the next pass.
 func (s *Service) Housekeep(ctx context.Context) (HousekeepResult, error) {
 	var res HousekeepResult
 	if s.extractor == nil || !s.cfg.Mode.UsesLLM() || s.llmState() != LLMOK || s.cannotStore(ctx) {
@@ -99,6 +100,9 @@ func (s *Service) summarizeEpisodes(ctx context.Context, idleBefore time.Time) (
 	done := 0
 	var skipped error
 	for _, ep := range due {
+		if s.pausedNow() {
+			return done, skipped // paused during the pass: the rest wait for the resume
+		}
 		if t, ok := s.episodeTried.Load(ep.Seq); ok && s.now().Sub(t.(time.Time)) < episodeRetry {
 			continue // its last call failed a short while ago
 		}
@@ -185,6 +189,9 @@ func (s *Service) rebuildNowPages(ctx context.Context) (int, error) {
 	done := 0
 	var firstErr error
 	s.nowDirty.Range(func(_, v any) bool {
+		if s.pausedNow() {
+			return false // paused during the pass: the pages stay marked
+		}
 		o := v.(Owner)
 		built, err := s.rebuildNow(ctx, o)
 		if err != nil {

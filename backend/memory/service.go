@@ -261,6 +261,11 @@ func (s *Service) LLMState() LLMState {
 	return s.llmState()
 }
 
+// pausedNow reports whether the person paused extraction (the tray's
+// Pause). Background runs check it before each call, not only as they
+// start: a pause stops them, leaving the rest waiting for the resume.
+func (s *Service) pausedNow() bool { return s.paused != nil && s.paused() }
+
 // EmbedderInfo describes the embedder in use.
 func (s *Service) EmbedderInfo() EmbedderInfo { return s.current().embedder.Info() }
 
