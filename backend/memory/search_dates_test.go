@@ -205,3 +205,21 @@ func TestSearch_AYearLikeNumberStaysAKeyword(t *testing.T) {
 		t.Errorf("the row about error 2003 should rank first: %v", ids(res))
 	}
 }
+
+// The Now page is the answer's own field (SearchResult.Now), never a hit:
+// not even when a query asks only a date and the page is dated then, or
+// tells of that date in its own words ("yesterday").
+func TestSearch_TheNowPageIsNeverAHit(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	now := r.put(t, memory.Memory{Layer: memory.LayerSummary, Category: memory.CategoryNow,
+		Content: "Current focus: shipping Foxtrot; yesterday the release was cut; open loop: renew passport"})
+	today := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice met Bob for lunch"})
+	yest := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Alice reviewed the release notes",
+		EventAt: time.Date(2026, 11, 29, 15, 0, 0, 0, time.UTC)})
+	for q, want := range map[string]string{"what happened today": today.ID, "what happened yesterday": yest.ID} {
+		res := searchRes(t, r, memory.SearchInput{Query: q, Limit: 10})
+		if got := ids(res); !contains(got, want) || contains(got, now.ID) {
+			t.Errorf("%q: hits %v; want %s and never the Now page %s", q, got, want, now.ID)
+		}
+	}
+}

@@ -208,8 +208,11 @@ func keywordLeg(ctx context.Context, r *searchRun) error {
 }
 
 // loadCandidates reads every candidate's row (one query) and drops those
-// retired, deleted or out of scope since the legs answered. It fills in
-// the cosine of rows only the keyword leg found.
+// retired, deleted or out of scope since the legs answered, and the Now
+// page (the answer's own field, never a hit). The same checks hold for the
+// rows a source read already (the date window lists rows of every layer,
+// the Now page among them). It fills in the cosine of rows only the
+// keyword leg found.
 func loadCandidates(ctx context.Context, r *searchRun) error {
 	ids := make([]string, 0, len(r.cands))
 	for _, c := range r.cands {
@@ -225,11 +228,15 @@ func loadCandidates(ctx context.Context, r *searchRun) error {
 	for _, c := range r.cands {
 		if !c.loaded {
 			m, ok := rows[c.id]
-			if !ok || !m.Live() || !r.q.scope.Holds(m) || isNowPage(m) {
+			if !ok {
 				delete(r.byID, c.id)
-				continue // the Now page is the answer's own field, not a hit
+				continue
 			}
 			c.row, c.loaded = m, true
+		}
+		if !c.row.Live() || !r.q.scope.Holds(c.row) || isNowPage(c.row) {
+			delete(r.byID, c.id)
+			continue // the Now page is the answer's own field, not a hit
 		}
 		if len(r.q.layers) > 0 && !slices.Contains(r.q.layers, c.row.Layer) {
 			delete(r.byID, c.id) // a page or a graph link of another layer than the one asked
