@@ -15,6 +15,12 @@ const (
 	// legDepth is how many candidates each leg brings at least; more
 	// when the limit is high.
 	legDepth = 40
+	// maxQueryTerms is how many distinct terms of a query the keyword
+	// legs read at most: the first ones, after stop words. Agents send
+	// whole prompts as queries; every term is one more OR of an FTS5
+	// expression that each leg parses and ranks, so 60,000 words cost
+	// half a minute. The vector leg still reads the whole query.
+	maxQueryTerms = 64
 )
 
 // Reader picks the legs of a search.
@@ -209,7 +215,7 @@ func (s *Service) parseSearch(in SearchInput, info EmbedderInfo) (searchQuery, e
 	if w, rest, ok := ParseQueryDates(q.text, s.now(), s.cfg.Extraction.Location); ok {
 		q.window, q.dated, keywordText = w, true, rest
 	}
-	q.terms = KeywordTerms(keywordText)
+	q.terms = queryTerms(keywordText)
 	q.kind = kindOf(q.text)
 	q.temporal = !q.dated && asksWhen(q.text)
 	return q, nil
@@ -221,4 +227,11 @@ func gateScore(info EmbedderInfo) float64 {
 		return info.GateScore
 	}
 	return info.MinScore
+}
+
+// queryTerms are a query's keyword terms (see KeywordTerms), the first
+// maxQueryTerms distinct ones.
+func queryTerms(text string) []string {
+	terms := KeywordTerms(text)
+	return terms[:min(len(terms), maxQueryTerms)]
 }

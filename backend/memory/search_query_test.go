@@ -1,6 +1,11 @@
 package memory
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestAsksWhen(t *testing.T) {
 	cases := map[string]bool{
@@ -20,5 +25,27 @@ func TestAsksWhen(t *testing.T) {
 		if got := asksWhen(q); got != want {
 			t.Errorf("asksWhen(%q) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestQueryTerms_AtMostTheFirst64Distinct: the keyword legs read at most
+// maxQueryTerms distinct terms of a query, the first ones after stop
+// words, so a whole prompt pasted as a query costs the FTS5 index what 64
+// words do; a repeated word is one term.
+func TestQueryTerms_AtMostTheFirst64Distinct(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("the the lunch lunch ")
+	for i := range 30000 {
+		fmt.Fprintf(&b, "w%dx ", i)
+	}
+	got := queryTerms(b.String())
+	if len(got) != maxQueryTerms || maxQueryTerms != 64 {
+		t.Fatalf("%d terms (cap %d), want 64", len(got), maxQueryTerms)
+	}
+	if got[0] != "lunch" || got[1] != "w0x" || got[63] != "w62x" {
+		t.Errorf("kept %q … %q, want the first distinct terms in order", got[:2], got[63])
+	}
+	if short := queryTerms("what did Alice eat for lunch"); !slices.Equal(short, []string{"alice", "eat", "lunch"}) {
+		t.Errorf("a short query's terms: %q", short)
 	}
 }
