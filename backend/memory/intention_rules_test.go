@@ -113,3 +113,25 @@ func TestIntentions_NoLongerCurrentIsNotOffered(t *testing.T) {
 		t.Errorf("the Now page was built from %q; want it without the goal past its TTL", pages)
 	}
 }
+
+// TestIntentions_SchedulingWordsAskOnlyADate: "what is due tomorrow?",
+// "any plans for tomorrow?" and the like name no subject, only a date, as
+// "what do I have tomorrow?" does: the intention due then answers them
+// (the relevance gate takes its due date as the reason); a query that
+// names a subject still gets nothing for the date alone.
+func TestIntentions_SchedulingWordsAskOnlyADate(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) // tomorrow: the rig's today is 30 November
+	in := r.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "renew the passport", DueAt: due})
+	for _, q := range []string{"what do I have tomorrow?", "what is due tomorrow?", "any plans for tomorrow?",
+		"what's on my schedule tomorrow?", "my agenda for tomorrow", "upcoming meetings tomorrow?", "to-do list for tomorrow",
+		"which tasks are due tomorrow", "any appointments tomorrow?"} {
+		res := searchRes(t, r, memory.SearchInput{Query: q})
+		if !contains(ids(res), in.ID) {
+			t.Errorf("%q: the intention due tomorrow not found (gate %q)", q, res.Gated)
+		}
+	}
+	if res := searchRes(t, r, memory.SearchInput{Query: "a poem about tomorrow"}); len(res.Hits) != 0 {
+		t.Errorf("a poem about tomorrow: %v, want nothing for the date alone", ids(res))
+	}
+}

@@ -130,13 +130,17 @@ func trivial(q string) string {
 }
 
 // genericWords ask about something without naming it ("what happened",
-// "what did we talk about"): a query of a date and only these asks for
-// everything of that date.
+// "what did we talk about", and what is planned: "what is due tomorrow?",
+// "any plans for tomorrow?", "what's on my schedule"): a query of a date
+// and only these asks for everything of that date, the intentions due
+// then among it. ("to-do" is two stop words.)
 var genericWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`happen happened happening go going went gone talk talked talking discuss
 		discussed say said tell told remember recall know anything something everything stuff things thing
-		new news update updates up work worked done doing`) {
+		new news update updates up work worked done doing
+		due plan plans planned planning schedule scheduled agenda calendar list todo todos task tasks
+		meeting meetings appointment appointments upcoming`) {
 		m[w] = true
 	}
 	return m
