@@ -135,3 +135,48 @@ func TestIntentions_SchedulingWordsAskOnlyADate(t *testing.T) {
 		t.Errorf("a poem about tomorrow: %v, want nothing for the date alone", ids(res))
 	}
 }
+
+// TestIntentions_ADueDayEndsAtTheOwnersNextMidnight: an intention due on a
+// day (no time of day) is current until the next midnight where the owner
+// is, not 24 hours after the day began: the day clocks go back is 25 hours
+// long (it stays until 23:59), the day they go forward 23 (it is gone at
+// 00:30 the day after). Recall and the prompt block read it alike.
+func TestIntentions_ADueDayEndsAtTheOwnersNextMidnight(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skip("no time zone data:", err)
+	}
+	r := newRig(t, memory.Config{Search: memory.SearchConfig{IntentionTTL: 168 * time.Hour},
+		Extraction: memory.ExtractionConfig{Location: la}})
+	put := func(text string, day time.Time) memory.Memory {
+		return r.put(t, memory.Memory{Layer: memory.LayerIntention, Content: text, DueAt: day, Strength: 0.9,
+			Category: memory.CategoryGoal})
+	}
+	back := put("renew the passport", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)) // US clocks go back on 1 November 2026
+	forward := put("file the taxes", time.Date(2026, 3, 8, 0, 0, 0, 0, time.UTC))   // and forward on 8 March
+	for _, c := range []struct {
+		name  string
+		in    memory.Memory
+		query string
+		at    time.Time
+		want  bool
+	}{
+		{"23:30 on the day clocks go back", back, "renew passport", time.Date(2026, 11, 1, 23, 30, 0, 0, la), true},
+		{"00:30 the day after clocks went back", back, "renew passport", time.Date(2026, 11, 2, 0, 30, 0, 0, la), false},
+		{"23:30 on the day clocks go forward", forward, "file taxes", time.Date(2026, 3, 8, 23, 30, 0, 0, la), true},
+		{"00:30 the day after clocks went forward", forward, "file taxes", time.Date(2026, 3, 9, 0, 30, 0, 0, la), false},
+	} {
+		r.clock.now = c.at
+		res := searchRes(t, r, memory.SearchInput{Query: c.query, MinScore: f64(0)})
+		if found := contains(ids(res), c.in.ID); found != c.want {
+			t.Errorf("%s: recall finds %q %v, want %v", c.name, c.in.Content, found, c.want)
+		}
+		block, err := r.svc.Prompt(context.Background(), memory.PromptInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held := strings.Contains(block.Text, c.in.Content); held != c.want {
+			t.Errorf("%s: the prompt block holds %q %v, want %v", c.name, c.in.Content, held, c.want)
+		}
+	}
+}

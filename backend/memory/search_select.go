@@ -18,7 +18,9 @@ const (
 	// gateCoverage is the share of the query's terms a keyword match must
 	// hold to count as evidence on its own.
 	gateCoverage = 0.4
-	// intentionGrace keeps a dated intention this long after it is due.
+	// intentionGrace keeps an intention due at a time of day this long
+	// after it is due (one due on a day stays through that day: see
+	// intentionCurrent).
 	intentionGrace = 24 * time.Hour
 )
 
@@ -45,20 +47,23 @@ func filterCandidates(_ context.Context, r *searchRun) error {
 }
 
 // intentionCurrent reports whether an intention is still current at now:
-// an undated one for HYATLAS_INTENTION_TTL after it was written, a dated
-// one until a day after it is due. A due date without a time of day (as a
-// model's dates are kept) is due at the start of that day where the owner
-// is, not at midnight UTC: west of UTC that is hours later.
+// an undated one for HYATLAS_INTENTION_TTL after it was written, one due
+// at a time of day until intentionGrace (a day) after that time, and one
+// due on a day (no time of day, as a model's dates are kept) through that
+// calendar day where the owner is: until the next midnight in the owner's
+// zone, not midnight UTC (west of UTC that is hours later) nor 24 hours
+// after the day began (the day clocks go back is 25 hours long, the day
+// they go forward 23). Recall, the prompt block, the Now page and the
+// open intentions offered to extraction all read intentions by this.
 func (s *Service) intentionCurrent(m Memory, now time.Time) bool {
 	if m.DueAt.IsZero() {
 		ttl := s.cfg.Search.IntentionTTL
 		return ttl <= 0 || now.Sub(m.CreatedAt) <= ttl
 	}
-	due := m.DueAt
-	if loc := s.cfg.Extraction.Location; loc != nil && dayOnly(due) {
-		due = qdDayOf(due.UTC()).midnight(loc)
+	if loc := s.cfg.Extraction.Location; loc != nil && dayOnly(m.DueAt) {
+		return now.Before(qdDayOf(m.DueAt.UTC()).add(1).midnight(loc))
 	}
-	return !now.After(due.Add(intentionGrace))
+	return !now.After(m.DueAt.Add(intentionGrace))
 }
 
 // currentIntentions keeps the intentions of rows still current at now
