@@ -94,22 +94,56 @@ func asksWhen(q string) bool {
 	return false
 }
 
-// trivialQueries are prompts that ask nothing of memory.
-var trivialQueries = func() map[string]bool {
+// acknowledgementWords are the words of prompts that ask nothing of
+// memory: acknowledgements, greetings and the filler around them ("ok",
+// "great, thanks!", "got it", "thank you so much", "sounds good, go
+// ahead"). The Hermes plugin's is_trivial (backend/hermes/plugin/text.py)
+// holds the same list: keep the two alike.
+var acknowledgementWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, s := range strings.Split(`ok|okay|k|yes|yeah|yep|no|nope|thanks|thank you|thx|ty|cool|great|nice|
-		hi|hello|hey|bye|good night|good morning|sure|fine|done|continue|go on|go ahead|lol|hmm|ah|oh|wow|got it|
-		sounds good|perfect|awesome|alright|all right|ok thanks|okay thanks|thanks a lot|thank you so much`, "|") {
-		m[strings.TrimSpace(s)] = true
+	for _, w := range strings.Fields(`ok okay k kk yes yeah yep yup no nope nah thanks thank thx ty tysm you
+		cool great nice good perfect awesome fine sure alright all right done continue go on ahead please
+		got it sounds so much a lot very hi hello hey bye goodbye goodnight lol wow ah oh`) {
+		m[w] = true
 	}
 	return m
 }()
 
+// greetingTimes are greeting words after "good" ("good evening"); alone
+// they are a question's words ("evening deploy").
+var greetingTimes = map[string]bool{"morning": true, "afternoon": true, "evening": true, "night": true, "day": true}
+
+// acknowledgement reports whether every word of words (at least one) is
+// an acknowledgement word, a time after "good", or a "hmm" or "haha" of
+// any length.
+func acknowledgement(words []string) bool {
+	for i, w := range words {
+		switch {
+		case acknowledgementWords[w], i > 0 && words[i-1] == "good" && greetingTimes[w]:
+		case ackSound(w):
+		default:
+			return false
+		}
+	}
+	return len(words) > 0
+}
+
+// ackSound reports whether w is a "hmm" ("hm", "hmmm", "mhm") or a
+// "haha" of any length.
+func ackSound(w string) bool {
+	rest := strings.TrimLeft(w, "m")
+	if len(rest) > 1 && rest[0] == 'h' && strings.Trim(rest[1:], "m") == "" {
+		return true
+	}
+	return w != "" && strings.ReplaceAll(w, "ha", "") == ""
+}
+
 // trivial reports why a query asks nothing of memory ("" when it does):
-// an acknowledgement ("ok", "thanks"), a slash command on one line
-// ("/new", "/model gpt-5"; a path such as "/etc/hosts" is a question's
-// word, and so is a question on the lines after a command), or no word at
-// all. The Hermes plugin's is_trivial reads prompts the same way.
+// a slash command on one line ("/new", "/model gpt-5"; a path such as
+// "/etc/hosts" is a question's word, and so is a question on the lines
+// after a command), no word at all, or only acknowledgement words ("ok",
+// "great, thanks!", "good evening": see acknowledgement). The Hermes
+// plugin's is_trivial reads prompts the same way.
 func trivial(q string) string {
 	q = strings.TrimSpace(q)
 	first := q
@@ -119,11 +153,11 @@ func trivial(q string) string {
 	if strings.HasPrefix(q, "/") && !strings.Contains(q, "\n") && !strings.Contains(first[1:], "/") {
 		return "a slash command"
 	}
-	norm := strings.Join(strings.FieldsFunc(strings.ToLower(q), notWordRune), " ")
-	if norm == "" {
+	words := strings.FieldsFunc(strings.ToLower(q), notWordRune)
+	if len(words) == 0 {
 		return "no words"
 	}
-	if trivialQueries[norm] {
+	if acknowledgement(words) {
 		return "an acknowledgement"
 	}
 	return ""

@@ -49,3 +49,14 @@ func TestQueryTerms_AtMostTheFirst64Distinct(t *testing.T) {
 		t.Errorf("a short query's terms: %q", short)
 	}
 }
+
+// TestAckSound: the sounds an acknowledgement is made of, as the Hermes
+// plugin's _ACK_SOUND reads them (m*hm+|(ha)+).
+func TestAckSound(t *testing.T) {
+	for w, want := range map[string]bool{"hm": true, "hmm": true, "hmmmm": true, "mhm": true, "mmhmm": true, "ha": true,
+		"hahaha": true, "h": false, "mh": false, "hmh": false, "hah": false, "ham": false, "m": false, "": false} {
+		if got := ackSound(w); got != want {
+			t.Errorf("ackSound(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

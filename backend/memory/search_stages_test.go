@@ -48,6 +48,30 @@ func TestSearch_TrivialAndOffTopicReturnNothing(t *testing.T) {
 	}
 }
 
+// TestSearch_AQueryOfOnlyAcknowledgementWordsAsksNothing: a query whose
+// every word is an acknowledgement, a greeting or filler ("great,
+// thanks!", "got it", "good evening", "hmmm") is trivial, in any
+// combination, even when a memory holds those words; one word that asks
+// something ("thanks, where did the deploy get stuck?") makes it a query.
+func TestSearch_AQueryOfOnlyAcknowledgementWordsAsksNothing(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	r.add(t, "Thanks, the Postgres migration worked great", "u1")
+	r.add(t, "Good evening! The deploy got stuck again", "u1")
+	for _, q := range []string{"great, thanks!", "got it, thanks", "thanks so much", "good evening", "hmmm", "ok great",
+		"perfect, thank you", "no thanks", "Good morning!!", "ok, sounds good, go ahead", "yes please"} {
+		res := searchRes(t, r, memory.SearchInput{Query: q})
+		if len(res.Hits) != 0 || res.Gated != "the query is an acknowledgement" {
+			t.Errorf("%q: %d hits, gate %q; want none, an acknowledgement", q, len(res.Hits), res.Gated)
+		}
+	}
+	for _, q := range []string{"thanks, where did the deploy get stuck?", "good evening, did the Postgres migration work?",
+		"evening deploy"} {
+		if res := searchRes(t, r, memory.SearchInput{Query: q}); len(res.Hits) == 0 {
+			t.Errorf("%q: no hit (gate %q), want the memory it asks about", q, res.Gated)
+		}
+	}
+}
+
 func TestKindOfAndIdentifiers(t *testing.T) {
 	r := newRig(t, memory.Config{})
 	code := r.add(t, "deploy failed: error E1234 in src/main.go", "u1")

@@ -18,16 +18,21 @@ CHANNEL_TITLES = {
     "normal": "Memories",
 }
 
-# What counts as trivial, matched against the stripped prompt as a whole.
-# No two parts can match the same characters, so a long prompt that is
-# not trivial fails in linear time (overlapping \s* and \W* once made a
-# prompt after a run of blank lines take seconds, holding every Hermes
-# thread on the interpreter lock).
-_TRIVIAL = re.compile(
-    r"(ok(ay)?|k|thanks?( you)?|thx|ty|yes|no|yep|nope|sure|cool|great|nice|hi|hello|hey|bye|"
-    r"good ?(morning|night|evening)|lol|hmm+)\s*[.!?]*",
-    re.IGNORECASE,
+# What counts as trivial: a prompt whose every word is an acknowledgement,
+# a greeting or the filler around them ("ok", "great, thanks!", "got it",
+# "good evening", "hmmm"). The app's recall holds the same list
+# (acknowledgementWords in backend/memory/search_query.go): keep the two
+# alike. Words are read one at a time and the first other word ends the
+# reading, so a long prompt is read in linear time at most.
+_ACK_WORDS = frozenset(
+    "ok okay k kk yes yeah yep yup no nope nah thanks thank thx ty tysm you "
+    "cool great nice good perfect awesome fine sure alright all right done continue go on ahead please "
+    "got it sounds so much a lot very hi hello hey bye goodbye goodnight lol wow ah oh".split()
 )
+# Greeting words after "good" ("good evening"); alone they are a question's.
+_GREETING_TIMES = frozenset("morning afternoon evening night day".split())
+_ACK_SOUND = re.compile(r"m*hm+|(?:ha)+")  # hmm, mhm, haha of any length
+_TOKEN = re.compile(r"[^\W_]+")  # letters and digits, as the app splits words
 _NO_WORD = re.compile(r"\W*")
 # A command on one line; a path ("/etc/hosts changed?") is a question.
 _SLASH_COMMAND = re.compile(r"/[^/\s]*(?:[ \t][^\n]*)?")
@@ -55,10 +60,20 @@ _STOP = frozenset(
 )
 
 
+def _only_acknowledgement(p: str) -> bool:
+    prev, seen = "", False
+    for m in _TOKEN.finditer(p):
+        w = m.group().lower()
+        if not (w in _ACK_WORDS or (prev == "good" and w in _GREETING_TIMES) or _ACK_SOUND.fullmatch(w)):
+            return False
+        prev, seen = w, True
+    return seen
+
+
 def is_trivial(prompt: str) -> bool:
     """Greetings, acknowledgements and slash commands get no recall."""
     p = (prompt or "").strip()
-    return not p or bool(_TRIVIAL.fullmatch(p) or _NO_WORD.fullmatch(p) or _SLASH_COMMAND.fullmatch(p))
+    return not p or bool(_NO_WORD.fullmatch(p) or _SLASH_COMMAND.fullmatch(p) or _only_acknowledgement(p))
 
 
 def _strip_blocks(text: str, opening: re.Pattern, closing: re.Pattern) -> str:

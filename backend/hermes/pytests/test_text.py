@@ -19,6 +19,19 @@ class Trivial(unittest.TestCase):
                   "no idea where I left my keys", "hi, where did I park?"):
             self.assertFalse(text.is_trivial(q), repr(q))
 
+    def test_only_acknowledgement_words_get_no_recall(self):
+        # Any mix of acknowledgement, greeting and filler words, as the
+        # app's recall reads them (acknowledgementWords in search_query.go).
+        for q in ("great, thanks!", "got it, thanks", "thanks so much", "good evening", "ok great", "perfect, thank you",
+                  "no thanks", "ok, sounds good, go ahead", "yes please", "mhm", "hahaha"):
+            self.assertTrue(text.is_trivial(q), repr(q))
+        for q in ("thanks, where did the deploy get stuck?", "evening deploy", "good database for foxtrot?", "ham"):
+            self.assertFalse(text.is_trivial(q), repr(q))
+
+    def test_a_long_prompt_is_read_at_once(self):
+        self.assertFalse(text.is_trivial("thanks " + "what " * 200_000))
+        self.assertTrue(text.is_trivial("ok, " * 200_000))
+
     def test_a_long_run_of_blank_lines_is_read_at_once(self):
         # Overlapping patterns made 400 blank characters before a question
         # take seconds (holding every Hermes thread); 20,000 would never end.
