@@ -202,3 +202,23 @@ func TestCompat_APostedListBodyReplacesTheQuerysOwner(t *testing.T) {
 		t.Errorf("no body: %v rows, want alice's 1", n)
 	}
 }
+
+// A near duplicate's why names the better hit it repeats and the factor
+// its score was demoted by.
+func TestSearch_WhyOfANearDuplicateGoesOut(t *testing.T) {
+	a := newAPI(t, rigOpts{})
+	first := a.post("/api/v1/add", map[string]any{"text": "Foxtrot uses Postgres 16 for the billing database", "user_id": "u1"}, 200)
+	a.post("/api/v1/add", map[string]any{"text": "Foxtrot uses Postgres 16 for the billing database now", "user_id": "u1"}, 200)
+	res := a.post("/api/v1/search", map[string]any{"query": "Foxtrot Postgres billing database", "user_id": "u1", "min_score": 0}, 200)
+	hits := res["memories"].(map[string]any)["normal"].([]any)
+	if len(hits) != 2 {
+		t.Fatalf("hits = %v", hits)
+	}
+	if why := hits[0].(map[string]any)["why"].(map[string]any); why["duplicate_of"] != nil || why["demotion"] != nil {
+		t.Errorf("the better hit's why: %v", why)
+	}
+	if why := hits[1].(map[string]any)["why"].(map[string]any); why["duplicate_of"] != hits[0].(map[string]any)["memory_id"] ||
+		why["demotion"] != 0.5 || first["memory_id"] != hits[0].(map[string]any)["memory_id"] {
+		t.Errorf("the near duplicate's why: %v", why)
+	}
+}

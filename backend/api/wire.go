@@ -146,7 +146,7 @@ func round(f float64) float64 {
 
 func roundWhy(w memory.Why) memory.Why {
 	for _, f := range []*float64{&w.Vector, &w.Keyword, &w.Session, &w.Speaker, &w.Date, &w.Entity, &w.Graph, &w.Recency,
-		&w.Usage, &w.Intention, &w.Strength, &w.Fused} {
+		&w.Usage, &w.Intention, &w.Strength, &w.Demotion, &w.Fused} {
 		*f = round(*f)
 	}
 	return w

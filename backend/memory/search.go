@@ -91,7 +91,12 @@ type Why struct {
 	Usage       float64 `json:"usage,omitempty"`        // replies used it before
 	Intention   float64 `json:"intention,omitempty"`    // an open intention of the caller's session
 	Strength    float64 `json:"strength"`               // the multiplier its strength gives
-	Fused       float64 `json:"fused"`                  // the final score
+	// DuplicateOf names the better memory this one nearly repeats (see
+	// nearDuplicate), and Demotion is the factor its score was multiplied
+	// by for it (0.5); both are empty for any other hit.
+	DuplicateOf string  `json:"duplicate_of,omitempty"`
+	Demotion    float64 `json:"demotion,omitempty"`
+	Fused       float64 `json:"fused"` // the final score
 }
 
 // SearchResult is a ranked, channelled answer. Hits is in rank order;

@@ -15,6 +15,10 @@ const (
 	// one and is demoted (halved). Words, not cosines: bag-of-words
 	// embedders give unrelated short texts cosines above 0.95.
 	nearDuplicate = 0.8
+	// duplicateDemotion is the factor a near duplicate's score is
+	// multiplied by (why.demotion, with why.duplicate_of naming the better
+	// memory).
+	duplicateDemotion = 0.5
 	// gateCoverage is the share of the query's terms a keyword match must
 	// hold to count as evidence on its own.
 	gateCoverage = 0.4
@@ -134,9 +138,11 @@ func relevanceGate(_ context.Context, r *searchRun) error {
 	return nil
 }
 
-// diversify demotes near duplicates of better candidates, then picks the
-// top by maximal marginal relevance (HYATLAS_MMR_LAMBDA): each next hit
-// trades its score against its similarity to the hits already picked.
+// diversify demotes near duplicates of better candidates (their score
+// times duplicateDemotion; their why names the better one and the
+// factor), then picks the top by maximal marginal relevance
+// (HYATLAS_MMR_LAMBDA): each next hit trades its score against its
+// similarity to the hits already picked.
 func diversify(_ context.Context, r *searchRun) error {
 	window := r.cands[:min(len(r.cands), 3*r.q.limit)]
 	words := make([]map[string]bool, len(window))
@@ -146,8 +152,9 @@ func diversify(_ context.Context, r *searchRun) error {
 	for i, c := range window {
 		for j := range i {
 			if jaccard(words[i], words[j]) >= nearDuplicate {
-				c.score /= 2
+				c.score *= duplicateDemotion
 				c.why.Fused = c.score
+				c.why.DuplicateOf, c.why.Demotion = window[j].id, duplicateDemotion
 				break
 			}
 		}

@@ -3,7 +3,9 @@ package memory_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
+	"time"
 
 	"hyatlas/backend/memory"
 )
@@ -51,6 +53,39 @@ func TestSearch_Explains(t *testing.T) {
 	}
 	if res.Timings["vector"] <= 0 || res.Timings["keyword"] <= 0 {
 		t.Errorf("stage timings missing: %v", res.Timings)
+	}
+}
+
+// TestSearch_WhyNamesTheBetterHitANearDuplicateRepeats: a near duplicate's
+// score is halved, and its why says so: duplicate_of names the better
+// memory it repeats and demotion the factor, so the parts still give the
+// fused score ((legs + boosts) × strength × demotion).
+func TestSearch_WhyNamesTheBetterHitANearDuplicateRepeats(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot uses Postgres 16 for the billing database"})
+	r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot uses Postgres 16 for the billing database now"})
+	res := searchRes(t, r, memory.SearchInput{Query: "Foxtrot Postgres billing database", MinScore: f64(0)})
+	if len(res.Hits) != 2 {
+		t.Fatalf("hits %v, want both", ids(res))
+	}
+	best := math.Max(res.Hits[0].Why.Keyword, res.Hits[1].Why.Keyword)
+	for _, h := range res.Hits {
+		w := h.Why
+		base := w.Keyword/best + 0.5*math.Max(0, (w.Vector-0.25)/0.75) // the hash embedder's floor is 0.25
+		factor := 1.0
+		if w.Demotion != 0 {
+			factor = w.Demotion
+		}
+		want := (base + w.Session + w.Speaker + w.Date + w.Entity + w.Graph + w.Recency + w.Usage + w.Intention) * w.Strength * factor
+		if math.Abs(w.Fused-want) > 1e-6 {
+			t.Errorf("%s: fused %.4f, its parts give %.4f; why %+v", h.Memory.ID, w.Fused, want, w)
+		}
+	}
+	if w := res.Hits[0].Why; w.DuplicateOf != "" || w.Demotion != 0 {
+		t.Errorf("the better hit is marked a duplicate: %+v", w)
+	}
+	if w := res.Hits[1].Why; w.DuplicateOf != res.Hits[0].Memory.ID || w.Demotion != 0.5 {
+		t.Errorf("the near duplicate's why: duplicate_of %q demotion %v; want %s, 0.5", w.DuplicateOf, w.Demotion, res.Hits[0].Memory.ID)
 	}
 }
 
