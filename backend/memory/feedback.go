@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +12,10 @@ import (
 
 // maxFeedbackIDs bounds one feedback call.
 const maxFeedbackIDs = 100
+
+// maxReplacedHops is how many versions feedback follows from a retired
+// memory to the live one that replaced it (see liveVersions).
+const maxReplacedHops = 16
 
 // FeedbackRequestKeep is how long a feedback call's request id is
 // remembered: sent again within it (its answer was lost), the call counts
@@ -55,8 +60,11 @@ func idsDigest(ids []string) string {
 // Feedback counts a use of each memory a reply used: with usage learning
 // on (HYATLAS_USAGE_LEARNING), memories that replies keep using rank a
 // little higher, and a curated memory's strength rises by the bump. Unknown ids are an ENOTFOUND error and nothing is
-// counted; repeated ids count once. A call sent again under its request id
-// (see FeedbackInput) answers as the first did and counts nothing.
+// counted; repeated ids count once. A memory retired since it was recalled
+// counts for the live row that replaced it, and for nothing when none did
+// (see liveVersions): a hidden old version is never bumped. A call sent
+// again under its request id (see FeedbackInput) answers as the first did
+// and counts nothing.
 func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
 	if err := checkLabel("request_id", in.RequestID); err != nil {
 		return 0, err
@@ -93,7 +101,11 @@ func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
 			return s.repeatedFeedback(ctx, use, Errorf(ENOTFOUND, "memory %q not found", id))
 		}
 	}
-	res, err := s.store.MarkUsed(ctx, ids, now, s.cfg.Strength.Bump, use)
+	live, err := s.liveVersions(ctx, rows, ids)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.store.MarkUsed(ctx, live, now, s.cfg.Strength.Bump, use)
 	if err != nil {
 		return 0, err
 	}
@@ -101,6 +113,52 @@ func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (int, error) {
 		return res.Counted, nil
 	}
 	return len(res.Found), nil
+}
+
+// liveVersions gives the live rows a reply's ids stand for, each once, in
+// the order first named: a live row is itself; a retired one is the live
+// row that replaced it, following retired_by over at most maxReplacedHops
+// versions; one retired with nothing live replacing it (forgotten,
+// dropped, done, or replaced by a row since deleted) stands for nothing.
+// rows holds the named ids' rows.
+func (s *Service) liveVersions(ctx context.Context, rows map[string]Memory, ids []string) ([]string, error) {
+	known := maps.Clone(rows)
+	at := slices.Clone(ids) // where each id has led so far; "" for nowhere
+	for hop := 0; ; hop++ {
+		moved := false
+		var read []string
+		for i, id := range at {
+			m, ok := known[id]
+			switch {
+			case id == "" || ok && m.Live():
+				continue
+			case !ok || m.RetiredBy == "" || hop == maxReplacedHops:
+				at[i] = ""
+				continue
+			}
+			at[i], moved = m.RetiredBy, true
+			if _, ok := known[m.RetiredBy]; !ok && !slices.Contains(read, m.RetiredBy) {
+				read = append(read, m.RetiredBy)
+			}
+		}
+		if !moved {
+			break
+		}
+		if len(read) > 0 {
+			more, err := s.store.GetMany(ctx, read)
+			if err != nil {
+				return nil, err
+			}
+			maps.Copy(known, more)
+		}
+	}
+	var live []string
+	for _, id := range at {
+		if id != "" && !slices.Contains(live, id) {
+			live = append(live, id)
+		}
+	}
+	return live, nil
 }
 
 // repeatedFeedback answers a feedback call naming a memory that is gone:

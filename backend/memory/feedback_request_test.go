@@ -91,3 +91,54 @@ func TestFeedback_ASendAgainAfterADeleteGetsItsFirstAnswer(t *testing.T) {
 		t.Fatalf("r2 after the 404: %d, %v; want a first count", n, err)
 	}
 }
+
+// TestFeedback_OnARetiredMemoryCountsForTheVersionThatReplacedIt: a reply
+// may name a memory that was replaced since it was recalled; the use
+// counts for the live row that replaced it (following retired_by, over
+// several versions), never for the hidden old one; a memory retired with
+// nothing replacing it (forgotten, dropped) counts nothing and is no error.
+// Naming an old version and its live one counts the live one once.
+func TestFeedback_OnARetiredMemoryCountsForTheVersionThatReplacedIt(t *testing.T) {
+	r := newRig(t, memory.Config{})
+	ctx := context.Background()
+	v15 := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot uses Postgres 15"})
+	v16 := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot uses Postgres 16"})
+	v17 := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Foxtrot uses Postgres 17"})
+	gone := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Lives in Lyon"})
+	for _, s := range []struct {
+		id string
+		in memory.RetireInput
+	}{
+		{v15.ID, memory.RetireInput{How: "replaced", By: v16.ID}},
+		{v16.ID, memory.RetireInput{How: "replaced", By: v17.ID}},
+		{gone.ID, memory.RetireInput{How: "forgotten"}},
+	} {
+		if _, err := r.svc.Retire(ctx, s.id, s.in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		used []string
+		want int // counted
+		uses int // v17's uses after
+	}{
+		{"the first version", []string{v15.ID}, 1, 1},
+		{"the one in between", []string{v16.ID}, 1, 2},
+		{"an old version and the live one", []string{v15.ID, v17.ID}, 1, 3},
+		{"a memory forgotten", []string{gone.ID}, 0, 3},
+	} {
+		n, err := r.svc.Feedback(ctx, memory.FeedbackInput{Used: c.used})
+		if err != nil || n != c.want {
+			t.Errorf("%s: counted %d, %v; want %d", c.name, n, err, c.want)
+		}
+		if got := r.get(t, v17.ID).UseCount; got != c.uses {
+			t.Errorf("%s: the live version has %d uses, want %d", c.name, got, c.uses)
+		}
+	}
+	for _, old := range []memory.Memory{v15, v16, gone} {
+		if got := r.get(t, old.ID); got.UseCount != 0 || got.Strength != old.Strength {
+			t.Errorf("the retired %q: %d uses, strength %v; want it untouched", old.Content, got.UseCount, got.Strength)
+		}
+	}
+}

@@ -212,8 +212,9 @@ type Store interface {
 	Delete(ctx context.Context, f DeleteFilter) ([]string, Cascade, error)
 	Vector(ctx context.Context, id string) (Vector, error)
 	History(ctx context.Context, id string) ([]HistoryEntry, error)
-	// MarkUsed counts one use of each existing id and raises the strength
-	// of curated rows by bump (at most 1); it returns the ids found. With
+	// MarkUsed counts one use of each live id (never a retired row) and
+	// raises the strength of curated rows by bump (at most 1); it returns
+	// the ids counted. With
 	// a request id (see UseRequest) it does so once: a request recorded
 	// before gets its first answer back (Repeat), or ECONFLICT when it
 	// named other ids.

@@ -33,3 +33,21 @@ func TestMarkUsed_ARecordedRequestOutlivesARestart(t *testing.T) {
 		t.Errorf("use count %d, want 1", m.UseCount)
 	}
 }
+
+// TestMarkUsed_ARetiredRowIsNeverCounted: a row retired before the count
+// (between the service reading it and MarkUsed) keeps its uses and
+// strength; the live rows of the same call are counted.
+func TestMarkUsed_ARetiredRowIsNeverCounted(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	insert(t, s, row("m1", "prefers tea", inLayer(memory.LayerFact)), row("m2", "lives in Lyon", inLayer(memory.LayerFact)))
+	retire(t, s, "m1")
+	before := mustGet(t, s, "m1")
+	res, err := s.MarkUsed(ctx, []string{"m1", "m2"}, time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC), 0.01, memory.UseRequest{})
+	if err != nil || len(res.Found) != 1 || res.Found[0] != "m2" {
+		t.Fatalf("counted %+v, %v; want m2 only", res, err)
+	}
+	if m := mustGet(t, s, "m1"); m.UseCount != before.UseCount || m.Strength != before.Strength {
+		t.Errorf("the retired row: %d uses, strength %v; want %d, %v", m.UseCount, m.Strength, before.UseCount, before.Strength)
+	}
+}

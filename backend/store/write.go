@@ -252,7 +252,9 @@ func (s *Store) DropVectors(ctx context.Context, ids []string) error {
 }
 
 // MarkUsed counts one use of each of ids at at (a reply used them). It
-// returns the ids that exist; unknown ids change nothing. A call with a
+// returns the ids of live rows it counted; unknown and retired ids change
+// nothing (the service counts a retired row's use for the row that
+// replaced it). A call with a
 // request id is recorded in the same transaction, so a crash cannot count
 // it without recording it, or record it without counting it; a recorded
 // one counts nothing again (memory.UseRequest). With req.LookOnly it only
@@ -282,7 +284,7 @@ func (s *Store) MarkUsed(ctx context.Context, ids []string, at time.Time, bump f
 		for _, id := range ids {
 			r, err := tx.ExecContext(ctx, `UPDATE memories SET use_count = min(use_count + 1, ?), last_used_at = ?,
 				strength = CASE WHEN layer IN (`+curatedLayers+`) THEN round(min(1.0, strength + ?), 6) ELSE strength END
-				WHERE id = ?`, memory.MaxUseCount, at.UnixMilli(), bump, id)
+				WHERE id = ? AND retired_at IS NULL`, memory.MaxUseCount, at.UnixMilli(), bump, id)
 			if err != nil {
 				return err
 			}
