@@ -135,7 +135,9 @@ export interface Why {
   vector: number;
   keyword: number;
   fused: number;
-  [part: string]: number;
+  /** The better hit this one nearly repeats (its score is demoted). */
+  duplicate_of?: string;
+  [part: string]: number | string | undefined;
 }
 
 export interface Hit {

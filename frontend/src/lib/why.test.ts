@@ -17,6 +17,11 @@ describe('whyParts', () => {
       ['keyword #2', 'speaker +0.35', 'session +0.60'],
     ],
     ['nothing counted', { keyword: 0, vector: 0, fused: 0, strength: 1 }, []],
+    [
+      'a near copy of a better hit, demoted',
+      { keyword: 2, keyword_rank: 2, vector: 0.9, vector_rank: 2, fused: 1, strength: 1, duplicate_of: 'm1', demotion: 0.5 },
+      ['keyword #2', 'meaning 0.90 #2', 'near copy of a better hit ×0.50'],
+    ],
   ])('%s', (_, why, want) => {
     expect(whyParts(why)).toEqual(want);
   });

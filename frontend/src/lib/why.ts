@@ -11,14 +11,17 @@ const BOOSTS = ['date', 'entity', 'speaker', 'graph', 'session', 'recency', 'usa
  */
 export function whyParts(why: Why): string[] {
   const out: string[] = [];
-  if (why.keyword_rank) out.push(`keyword #${why.keyword_rank}`);
+  const num = (part: string): number => (typeof why[part] === 'number' ? (why[part] as number) : 0);
+  if (num('keyword_rank')) out.push(`keyword #${num('keyword_rank')}`);
   else if (why.keyword > 0) out.push('keyword');
-  if (why.vector_rank) out.push(`meaning ${why.vector.toFixed(2)} #${why.vector_rank}`);
+  if (num('vector_rank')) out.push(`meaning ${why.vector.toFixed(2)} #${num('vector_rank')}`);
   else if (why.vector) out.push(`meaning ${why.vector.toFixed(2)}`);
   for (const b of BOOSTS) {
-    const v = why[b];
+    const v = num(b);
     if (v) out.push(`${b} +${v.toFixed(2)}`);
   }
-  if (why.strength && Math.abs(why.strength - 1) >= 0.005) out.push(`strength ×${why.strength.toFixed(2)}`);
+  const strength = num('strength');
+  if (strength && Math.abs(strength - 1) >= 0.005) out.push(`strength ×${strength.toFixed(2)}`);
+  if (why.duplicate_of) out.push(`near copy of a better hit ×${(num('demotion') || 0.5).toFixed(2)}`);
   return out;
 }
