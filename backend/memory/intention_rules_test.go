@@ -180,3 +180,24 @@ func TestIntentions_ADueDayEndsAtTheOwnersNextMidnight(t *testing.T) {
 		}
 	}
 }
+
+// TestIntentions_AWeekdayOrADayAheadFindsWhatIsDueThen: a weekday or a day
+// without its year reads as the last one for what happened ("what did I
+// do on Friday?"), and also as the next one for what is due then, so
+// "what do I have on Friday?" asked on a Monday finds the plan for that
+// Friday. An explicit date does not look ahead.
+func TestIntentions_AWeekdayOrADayAheadFindsWhatIsDueThen(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	friday := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC) // the rig's today is Monday 30 November
+	in := r.put(t, memory.Memory{Layer: memory.LayerIntention, Content: "dentist appointment at 10", DueAt: friday})
+	for _, q := range []string{"what do I have on Friday?", "what do I have on December 4?", "what do I have this Friday?",
+		"anything due on 4 December?"} {
+		res := searchRes(t, r, memory.SearchInput{Query: q})
+		if !contains(ids(res), in.ID) {
+			t.Errorf("%q: the intention due Friday 4 December not found (gate %q, hits %v)", q, res.Gated, ids(res))
+		}
+	}
+	if res := searchRes(t, r, memory.SearchInput{Query: "what do I have on 2025-12-04?"}); contains(ids(res), in.ID) {
+		t.Errorf("an explicit date a year back found the intention due this Friday")
+	}
+}

@@ -13,6 +13,21 @@ type DateWindow struct {
 	From, To time.Time
 	Phrase   string         // the words of the query that named it, as written
 	loc      *time.Location // the owner's zone the days are in
+	// aheadFrom and aheadTo are the next time the phrase comes round, when
+	// it names a day or month that recurs and was read as the last one
+	// ("on Friday", "on December 4", "in March"): what is due then may be
+	// what the question asks about (see ahead).
+	aheadFrom, aheadTo time.Time
+}
+
+// ahead is the window of the phrase's next occurrence, for intentions due
+// then ("what do I have on Friday?" asked on a Monday): false when the
+// phrase does not recur (an explicit date, "yesterday", "this Friday").
+func (w DateWindow) ahead() (DateWindow, bool) {
+	if w.aheadFrom.IsZero() {
+		return DateWindow{}, false
+	}
+	return DateWindow{From: w.aheadFrom, To: w.aheadTo, Phrase: w.Phrase, loc: w.loc}, true
 }
 
 // ParseQueryDates finds the first date expression in query and resolves it
@@ -54,6 +69,11 @@ func ParseQueryDates(query string, now time.Time, loc *time.Location) (w DateWin
 		}
 		start, end := p.toks[i].start, p.byteEnd(h.end)
 		w = DateWindow{From: from, To: to, Phrase: query[start:end], loc: loc}
+		if h.cycle != qdOnce {
+			if next := h.span.next(h.cycle); next.valid() && p.today.before(next.to) {
+				w.aheadFrom, w.aheadTo = next.from.midnight(loc), next.to.midnight(loc)
+			}
+		}
 		if h.keep {
 			return w, query, true
 		}

@@ -38,9 +38,17 @@ func dayOnly(t time.Time) bool {
 }
 
 // datedIn reports whether a memory is dated inside w: its event time, or
-// for an intention its due time ("what do I have tomorrow").
+// for an intention its due time ("what do I have tomorrow"), in w or in
+// the phrase's next occurrence ("what do I have on Friday?").
 func datedIn(m Memory, w DateWindow) bool {
-	return inWindow(m.EventAt, w) || m.Layer == LayerIntention && inWindow(m.DueAt, w)
+	if inWindow(m.EventAt, w) {
+		return true
+	}
+	if m.Layer != LayerIntention {
+		return false
+	}
+	a, ok := w.ahead()
+	return inWindow(m.DueAt, w) || ok && inWindow(m.DueAt, a)
 }
 
 // zoneReach is the most a zone's midnight is from midnight UTC: how far
@@ -69,14 +77,20 @@ func datedRows(ctx context.Context, r *searchRun) ([]Memory, error) {
 		}
 	}
 	if len(r.q.layers) == 0 || slices.Contains(r.q.layers, LayerIntention) {
-		due, _, err := r.svc.store.List(ctx, ListFilter{Layers: []Layer{LayerIntention}, Scope: r.q.scope,
-			DueFrom: w.From.Add(-zoneReach), DueTo: w.To, Limit: r.depth()})
-		if err != nil {
-			return nil, fmt.Errorf("list intentions due %s: %w", w.Phrase, err)
+		windows := []DateWindow{w}
+		if a, ok := w.ahead(); ok {
+			windows = append(windows, a)
 		}
-		for _, m := range due {
-			if inWindow(m.DueAt, w) {
-				kept = append(kept, m)
+		for _, w := range windows {
+			due, _, err := r.svc.store.List(ctx, ListFilter{Layers: []Layer{LayerIntention}, Scope: r.q.scope,
+				DueFrom: w.From.Add(-zoneReach), DueTo: w.To, Limit: r.depth()})
+			if err != nil {
+				return nil, fmt.Errorf("list intentions due %s: %w", w.Phrase, err)
+			}
+			for _, m := range due {
+				if inWindow(m.DueAt, w) {
+					kept = append(kept, m)
+				}
 			}
 		}
 	}
