@@ -201,3 +201,36 @@ func TestIntentions_AWeekdayOrADayAheadFindsWhatIsDueThen(t *testing.T) {
 		t.Errorf("an explicit date a year back found the intention due this Friday")
 	}
 }
+
+// TestIntentions_AGoalStatedAgainStaysCurrent: an undated goal counts its
+// HYATLAS_INTENTION_TTL from when it was last stated: said again on day 6
+// it is still recalled on day 8 (the row written on day 6 replaces the
+// first, retired as restated, with a reference's bump). Said again within
+// a day, nothing is written.
+func TestIntentions_AGoalStatedAgainStaysCurrent(t *testing.T) {
+	cfg := extractCfg()
+	cfg.Search.IntentionTTL = 168 * time.Hour
+	r, x := newExtractRig(t, cfg)
+	x.set(plan(memory.ExtractPlan{Intentions: []memory.PlannedIntention{{Goal: "Book the dentist"}}}))
+	r.write(t, "I need to book the dentist", "u1")
+	first := r.live(t, memory.LayerIntention, "u1")
+	r.advance(time.Hour)
+	r.write(t, "really, I need to book the dentist", "u1")
+	if got := r.live(t, memory.LayerIntention, "u1"); len(got) != 1 || len(first) != 1 || got[0].ID != first[0].ID {
+		t.Fatalf("said again within the hour: %v, want the first row alone (%v)", got, first)
+	}
+	r.advance(6 * 24 * time.Hour)
+	r.write(t, "still need to book the dentist", "u1")
+	r.advance(2 * 24 * time.Hour)
+	res := searchRes(t, r, memory.SearchInput{Query: "book dentist", UserIDs: []string{"u1"}, Layer: "l7_intention", MinScore: f64(0)})
+	if len(res.Hits) != 1 || res.Hits[0].Memory.ID == first[0].ID {
+		t.Fatalf("two days after it was stated again: %v, want the renewed goal", ids(res))
+	}
+	if res.Hits[0].Memory.Strength <= first[0].Strength {
+		t.Errorf("the renewed goal's strength %.2f, want the first's %.2f raised", res.Hits[0].Memory.Strength, first[0].Strength)
+	}
+	old, err := r.store.Get(context.Background(), first[0].ID)
+	if err != nil || old.Live() || old.RetiredHow != memory.RetiredRestated || old.RetiredBy != res.Hits[0].Memory.ID {
+		t.Errorf("the first row: %+v %v, want it retired as restated by the renewed one", old, err)
+	}
+}

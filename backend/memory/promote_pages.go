@@ -10,12 +10,20 @@ import (
 	"time"
 )
 
+// renewIntentionAfter is how old an undated intention must be for a
+// restatement to renew it: the goal is written again, fresh for
+// HYATLAS_INTENTION_TTL, and the old row retired as restated. A goal said
+// again within a day is the same mention, and nothing is written.
+const renewIntentionAfter = 24 * time.Hour
+
 // intentions adds L7 goals with their due dates. A goal that restates a
 // current intention (the same words, or a vector at least DedupeScore
 // similar) is not written again: a turn that continues an open goal must
 // not pile up copies of it. Given a new due date, the goal is written
-// with it and the intention it restates is retired as updated. An
-// intention no longer current (past its TTL, or a day past due) holds
+// with it and the intention it restates is retired as updated; an undated
+// goal restated a day or more after it was written renews it (see
+// renewIntentionAfter), so a goal the user keeps stating stays current.
+// An intention no longer current (past its TTL, or a day past due) holds
 // nothing back: the goal stated again is written anew.
 func (p *promotion) intentions(ctx context.Context, intents []PlannedIntention) error {
 	if len(intents) == 0 {
@@ -44,13 +52,18 @@ func (p *promotion) intentions(ctx context.Context, intents []PlannedIntention) 
 				return err
 			}
 		}
-		if restates && (in.DueAt.IsZero() || in.DueAt.Equal(prev.DueAt)) {
+		renew := restates && in.DueAt.IsZero() && prev.DueAt.IsZero() && p.now.Sub(prev.CreatedAt) >= renewIntentionAfter && p.mayRetire(prev)
+		if restates && !renew && (in.DueAt.IsZero() || in.DueAt.Equal(prev.DueAt)) {
 			continue
 		}
 		written[key] = true
 		m := p.newRow(LayerIntention, in.Goal, CategoryGoal, p.raw.EventAt)
 		m.DueAt = in.DueAt
-		if restates && p.mayRetire(prev) {
+		switch {
+		case renew:
+			m.Strength = p.restated(prev)
+			p.retire(prev.ID, RetiredRestated, m.ID, "the goal was stated again")
+		case restates && p.mayRetire(prev):
 			m.Strength = p.restated(prev)
 			p.retire(prev.ID, RetiredUpdated, m.ID, "the goal was given a new due date")
 		}
