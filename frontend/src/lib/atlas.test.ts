@@ -66,6 +66,9 @@ describe('row actions', () => {
     [{ text: 'a', category: '' }, { content: 'b' }, { content: 'a', if_content: 'b' }],
     [{ text: 'a', category: 'fact' }, { category: 'goal' }, { category: 'fact', if_content: 'a' }],
     [{ text: 'a', category: 'fact' }, { content: 'b', category: 'goal' }, { content: 'a', category: 'fact', if_content: 'b' }],
+    // A category given to a raw turn cannot be taken away: only the text goes back, or there is no Undo.
+    [{ text: 'a', category: '' }, { content: 'b', category: 'note' }, { content: 'a', if_content: 'b' }],
+    [{ text: 'a', category: '' }, { category: 'note' }, null],
   ])('the undo of an edit of %j by %j sends %j', (was, change, want) => expect(undoChange(was, change)).toEqual(want));
 });
 

@@ -110,16 +110,19 @@ export function editChange(
  * What the Undo of a saved edit sends: the old value of each field the
  * edit changed, and nothing else (as editChange: a raw turn's text edited
  * back must not send its empty category), only while the memory still
- * reads as the edit left it (if_content).
+ * reads as the edit left it (if_content). A category given to a memory
+ * that had none cannot be taken away (the API keeps a category once set):
+ * that part is left out, and with nothing else to undo there is no Undo
+ * (null).
  */
 export function undoChange(
   was: { text: string; category: string },
   change: { content?: string; category?: string },
-): { content?: string; category?: string; if_content: string } {
+): { content?: string; category?: string; if_content: string } | null {
   const undo: { content?: string; category?: string; if_content: string } = { if_content: change.content ?? was.text };
   if (change.content !== undefined) undo.content = was.text;
-  if (change.category !== undefined) undo.category = was.category;
-  return undo;
+  if (change.category !== undefined && was.category !== '') undo.category = was.category;
+  return undo.content === undefined && undo.category === undefined ? null : undo;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeTimes, clearOf, fadeAt, fadingAt, layout, MAX_ZOOM, MIN_ZOOM, printableHistory, step, stepOrEnd, visibleAt, zoomAt, type View } from './graph';
+import { changeTimes, clearOf, fadeAt, fadingAt, layout, MAX_ZOOM, MIN_ZOOM, step, stepOrEnd, visibleAt, zoomAt, type View } from './graph';
 import type { GraphRecord } from './types';
 
 const rec = (p: Partial<GraphRecord>): GraphRecord => ({
@@ -107,16 +107,5 @@ describe('labels that do not cover names', () => {
   });
   it('finds overlaps across grid cells', () => {
     expect(clearOf([box(60, 60, 10, 10)], [box(0, 0, 200, 100)], 16)).toEqual([false]);
-  });
-});
-
-describe('names an agent wrote', () => {
-  it('draw no control or bidirectional characters', () => {
-    const h = printableHistory({
-      nodes: [{ id: 'a', label: 'pay \u202egnp.exe', type: 'tool', created_at: 1, strength: 0.5 }],
-      records: [rec({ relation: 'runs\u001b[2J' })],
-    });
-    expect(h.nodes[0].label).toBe('pay \ufffdgnp.exe');
-    expect(h.records[0].relation).toBe('runs\u241b[2J');
   });
 });

@@ -1,8 +1,7 @@
 // The Mind Palace's pure parts: which records show at a moment on each
 // axis (the server's rules, see backend/memory/graph_view.go), the change
 // moments a timeline steps through, and a layout computed once.
-import { printable } from './atlas';
-import type { GraphHistory, GraphNode, GraphRecord } from './types';
+import type { GraphNode, GraphRecord } from './types';
 
 export type Axis = 'recorded' | 'valid';
 
@@ -215,16 +214,3 @@ export function clearOf(taken: Box[], candidates: Box[], cell = 64): boolean[] {
   });
 }
 
-/**
- * The history with every name an agent or a model wrote (an entity's
- * label, a relation) made printable, as the Atlas shows a memory's text:
- * control characters as their pictures, bidirectional overrides as \ufffd,
- * so no name can draw another name's text reversed on the canvas or in
- * the lists.
- */
-export function printableHistory(h: GraphHistory): GraphHistory {
-  return {
-    nodes: h.nodes.map((n) => ({ ...n, label: printable(n.label) })),
-    records: h.records.map((r) => ({ ...r, relation: printable(r.relation) })),
-  };
-}

@@ -1,6 +1,8 @@
 // The Mind Palace's canvas drawing: what MindPalaceView shows at the
-// playhead, drawn in one pass. Edges and nodes are batched into one path
+// playhead, drawn in one pass. Names are drawn printable (control and
+// bidirectional characters shown, not obeyed), as the Atlas shows text. Edges and nodes are batched into one path
 // per style (a stroke per edge made a 20,000-relation step slow).
+import { printable } from './atlas';
 import { clearOf, type Box } from './graph';
 import type { GraphNode, GraphRecord } from './types';
 
@@ -67,7 +69,7 @@ export function drawGraph(canvas: HTMLCanvasElement, ctx: CanvasRenderingContext
     }
     for (const n of named) {
       const [x, y] = screen(n.id);
-      taken.push({ x: x + 8, y: y - 7, w: ctx.measureText(n.label).width, h: 13 });
+      taken.push({ x: x + 8, y: y - 7, w: ctx.measureText(printable(n.label)).width, h: 13 });
     }
     // The lit relations (around the node hovered) first.
     const lit = (r: GraphRecord) => !hovering || (near.has(r.from) && near.has(r.to));
@@ -75,7 +77,7 @@ export function drawGraph(canvas: HTMLCanvasElement, ctx: CanvasRenderingContext
     const at = order.map((r) => {
       const [x1, y1] = screen(r.from);
       const [x2, y2] = screen(r.to);
-      const w = ctx.measureText(r.relation).width;
+      const w = ctx.measureText(printable(r.relation)).width;
       return { x: (x1 + x2) / 2 - w / 2, y: (y1 + y2) / 2 - 7, w, h: 13 };
     });
     const keep = clearOf(taken, at);
@@ -83,7 +85,7 @@ export function drawGraph(canvas: HTMLCanvasElement, ctx: CanvasRenderingContext
     order.forEach((r, i) => {
       if (!keep[i]) return;
       ctx.globalAlpha = lit(r) ? 1 : 0.2;
-      ctx.fillText(r.relation, at[i].x, at[i].y + 11);
+      ctx.fillText(printable(r.relation), at[i].x, at[i].y + 11);
     });
     ctx.globalAlpha = 1;
   }
@@ -111,7 +113,7 @@ export function drawGraph(canvas: HTMLCanvasElement, ctx: CanvasRenderingContext
   for (const n of named) {
     const [x, y] = screen(n.id);
     ctx.globalAlpha = hovering && !near.has(n.id) ? 0.2 : 1;
-    ctx.fillText(n.label, x + 8, y + 4);
+    ctx.fillText(printable(n.label), x + 8, y + 4);
   }
   ctx.globalAlpha = 1;
 }
