@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,9 +19,10 @@ func (r *rig) chessPlayers(t *testing.T, users ...string) {
 }
 
 // A pass stops calling once the endpoint is seen to be down: a call
-// refused as any would be (a revoked key), or two failed calls with none
-// through. The topics not called stay due, uncharged, and the next pass
-// with the endpoint back calls every one.
+// refused as any would be (a revoked key). Calls that fail otherwise (a
+// timeout) go on to the next topic, uncharged while none succeeds. The
+// topics not called stay due, uncharged, and the next pass with the
+// endpoint back calls every one.
 func TestConsolidate_StopsCallingADownEndpoint(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -28,7 +30,9 @@ func TestConsolidate_StopsCallingADownEndpoint(t *testing.T) {
 		calls int
 	}{
 		{"the key was revoked", fmt.Errorf("401 invalid api key: %w", memory.ErrEndpointDown), 1},
-		{"every call times out", fmt.Errorf("timeout: %w", memory.ErrProvider), 2},
+		// A timeout may be the topic's own: every topic is tried (none is
+		// charged while none succeeds, as before).
+		{"every call times out", fmt.Errorf("timeout: %w", memory.ErrProvider), 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := consolidateCfg()
@@ -50,5 +54,27 @@ func TestConsolidate_StopsCallingADownEndpoint(t *testing.T) {
 				t.Fatalf("the endpoint back: %+v; want every topic called (none charged)", rep)
 			}
 		})
+	}
+}
+
+// Two topics whose own replies cannot be read, first in the queue, do not
+// keep the others from being called: the pass goes on to them, and the
+// two bad ones are charged (they rest after ClusterMaxFails passes).
+func TestConsolidate_TwoBadTopicsFirstDoNotStallTheRest(t *testing.T) {
+	cfg := consolidateCfg()
+	cfg.Consolidate.Parallel = 1
+	r, c := newConsolidateRig(t, cfg)
+	r.chessPlayers(t, "alice", "bob", "carol", "dave")
+	c.set(func(req memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+		for _, f := range req.Facts {
+			if strings.Contains(strings.ToLower(f.Text), "alice") || strings.Contains(strings.ToLower(f.Text), "bob") {
+				return memory.ConsolidatePlan{}, fmt.Errorf("no JSON in the reply: %w", memory.ErrUnparseable)
+			}
+		}
+		return memory.ConsolidatePlan{}, nil
+	})
+	rep := r.consolidate(t)
+	if rep.ClustersRun < 2 || c.calls() != 4 {
+		t.Fatalf("first pass: %d calls, report %+v; want all four topics called and two run", c.calls(), rep)
 	}
 }
