@@ -36,12 +36,17 @@ func (m *Manager) fetch(ctx context.Context, model string, f File, dest string, 
 		}
 	}
 	if f.Size > 0 && offset == f.Size {
-		// A complete part (interrupted before the rename): just verify it.
+		// A complete part (interrupted before the rename): just verify it,
+		// and download it once from zero if it is not the file.
 		out, h, err := openPart(ctx, part, offset)
 		if err != nil {
 			return err
 		}
-		return finish(out, h, part, dest, label, f, offset)
+		err = finish(out, h, part, dest, label, f, offset)
+		if errors.Is(err, errMismatch) {
+			return m.fetch(ctx, model, f, dest, rep, true)
+		}
+		return err
 	}
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.fileURL(f), nil)

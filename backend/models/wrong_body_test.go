@@ -59,17 +59,30 @@ func TestAResumeThatFailsItsChecksumStartsOverOnce(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bad := bytes.Repeat([]byte("x"), len(onnx)/3)
-	if err := os.WriteFile(dest+partSuffix, bad, 0o644); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		size int
+		want []string // the Range headers of the requests
+	}{
+		{"a third of it", len(onnx) / 3, []string{fmt.Sprintf("bytes=%d-", len(onnx)/3), ""}},
+		{"all of its length", len(onnx), []string{""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts.mu.Lock()
+			ts.ranges = map[string][]string{}
+			ts.mu.Unlock()
+			os.Remove(dest)
+			if err := os.WriteFile(dest+partSuffix, bytes.Repeat([]byte("x"), tc.size), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Install(context.Background(), "tiny", nil); err != nil {
+				t.Fatalf("Install over a bad part: %v", err)
+			}
+			if got := ts.rangeHeaders(onnxPath); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("Range headers = %q, want %q", got, tc.want)
+			}
+			assertFile(t, dest, onnx)
+			assertAbsent(t, dest+partSuffix)
+		})
 	}
-	if err := m.Install(context.Background(), "tiny", nil); err != nil {
-		t.Fatalf("Install over a bad part: %v", err)
-	}
-	want := []string{fmt.Sprintf("bytes=%d-", len(bad)), ""}
-	if got := ts.rangeHeaders(onnxPath); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Range headers = %q, want %q", got, want)
-	}
-	assertFile(t, dest, onnx)
-	assertAbsent(t, dest+partSuffix)
 }
