@@ -64,7 +64,11 @@ func ReadSettings(dir string) (map[string]string, error) {
 	var raw map[string]any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
+	err = dec.Decode(&raw)
+	if err == nil && dec.More() {
+		err = errors.New("more follows the settings object")
+	}
+	if err != nil {
 		return out, fmt.Errorf("read %s: it is not a JSON object of settings: %w", filepath.Join(dir, SettingsFile), err)
 	}
 	for k, v := range raw {
@@ -210,6 +214,12 @@ func LoadWithSettings(getenv func(string) string) (Config, error) {
 // consolidate_every off), does not take the endpoint with it.
 func UsableSettings(getenv func(string) string, saved map[string]string) (usable, ignored map[string]string) {
 	usable, ignored = maps.Clone(saved), map[string]string{}
+	for k := range usable {
+		if envOf(k) == "" { // not a setting: named alone, never blamed on one
+			ignored[k] = fmt.Sprintf("%q is not a setting the window edits", k)
+			delete(usable, k)
+		}
+	}
 	for len(usable) > 0 {
 		err := CheckSettings(getenv, usable)
 		if err == nil {

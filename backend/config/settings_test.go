@@ -131,6 +131,10 @@ func TestLoadWithSettingsIgnoresOnlyTheBadSetting(t *testing.T) {
 	if len(usable) != 1 || usable["llm_model"] != "m" || len(ignored) != 2 || ignored["snapshot_keep"] == "" || ignored["snapshot_every"] == "" {
 		t.Errorf("usable %v ignored %v", usable, ignored)
 	}
+	usable, ignored = UsableSettings(envMap(base), map[string]string{"old_key": "x", "llm_model": "m"})
+	if len(usable) != 1 || usable["llm_model"] != "m" || len(ignored) != 1 || !strings.Contains(ignored["old_key"], "not a setting") {
+		t.Errorf("a key that is no setting: usable %v ignored %v, want the model kept", usable, ignored)
+	}
 }
 
 // A settings file edited by hand may write a number or true/false without
@@ -148,7 +152,7 @@ func TestReadSettingsTakesNumbersAndBooleans(t *testing.T) {
 	if err != nil || len(got) != 2 || got["snapshot_keep"] != "7" || got["sync_extract"] != "true" {
 		t.Errorf("read %v %v", got, err)
 	}
-	for _, body := range []string{`{"snapshot_keep": [7]}`, `[1]`, `{"mode": {"a": 1}}`} {
+	for _, body := range []string{`{"snapshot_keep": [7]}`, `[1]`, `{"mode": {"a": 1}}`, `{"mode": "pro"} {"mode": "lite"`} {
 		write(body)
 		if got, err := ReadSettings(dir); err == nil || len(got) != 0 {
 			t.Errorf("%s: read %v %v, want an error", body, got, err)
