@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,7 @@ type passFlight struct {
 	done   chan struct{}
 	report ConsolidationReport
 	err    error
+	held   atomic.Bool // a pause kept the (scheduled) pass from a call
 }
 
 // ConsolidationStatus is what status shows: Passes is -1 when the mode
@@ -55,7 +57,8 @@ func (s *Service) ConsolidationStatus() ConsolidationStatus {
 // Consolidate runs one pass now, or, when one is running, waits for it
 // and returns its report (single flight). ctx bounds the wait and the
 // pass this call starts. A pass asked for this way (hyatlas digest, Run a
-// pass now) runs while extraction is paused.
+// pass now) runs while extraction is paused: when the pass it waited for
+// was a scheduled one a pause held back, it then runs one of its own.
 func (s *Service) Consolidate(ctx context.Context) (ConsolidationReport, error) {
 	return s.consolidate(ctx, false)
 }
@@ -78,7 +81,14 @@ func (s *Service) consolidate(ctx context.Context, scheduled bool) (Consolidatio
 		f = &passFlight{done: make(chan struct{})}
 		s.consol.running = f
 		s.consol.mu.Unlock()
-		f.report, f.err = s.runPass(ctx, scheduled)
+		held := func() bool {
+			h := scheduled && s.pausedNow()
+			if h {
+				f.held.Store(true)
+			}
+			return h
+		}
+		f.report, f.err = s.runPass(ctx, held)
 		s.consol.mu.Lock()
 		s.consol.running = nil
 		if f.err == nil {
@@ -93,16 +103,18 @@ func (s *Service) consolidate(ctx context.Context, scheduled bool) (Consolidatio
 	s.consol.mu.Unlock()
 	select {
 	case <-f.done:
+		if !scheduled && f.held.Load() {
+			return s.consolidate(ctx, false) // asked for: the pause does not hold it
+		}
 		return f.report, f.err
 	case <-ctx.Done():
 		return ConsolidationReport{}, ctx.Err()
 	}
 }
 
-// runPass is one consolidation pass over every owner; a scheduled one
-// makes no call while extraction is paused.
-func (s *Service) runPass(ctx context.Context, scheduled bool) (ConsolidationReport, error) {
-	held := func() bool { return scheduled && s.pausedNow() }
+// runPass is one consolidation pass over every owner; it makes no call
+// while held() says so (a scheduled pass while extraction is paused).
+func (s *Service) runPass(ctx context.Context, held func() bool) (ConsolidationReport, error) {
 	start := s.now().UTC()
 	rep := ConsolidationReport{StartedAt: start, Errors: []string{}}
 	if s.cannotStore(ctx) {

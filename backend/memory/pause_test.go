@@ -109,3 +109,44 @@ func TestHousekeep_StopsAtAPauseDuringThePass(t *testing.T) {
 		t.Fatalf("after the resume: %+v, %v; want the other episode and both pages", res, err)
 	}
 }
+
+// "Run a pass now" while a scheduled pass runs and the person pauses: the
+// asked-for call waits for that pass, which the pause stops, then runs a
+// pass of its own, so every due topic is called as asked.
+func TestConsolidate_APassAskedForDuringAHeldPassRunsItsOwn(t *testing.T) {
+	cfg := consolidateCfg()
+	cfg.Consolidate.Parallel = 1
+	var paused atomic.Bool
+	r, c := newConsolidateRig(t, cfg, pausable(&paused))
+	r.chessPlayers(t, "alice", "bob", "carol")
+	entered, release := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	c.set(func(memory.ConsolidateRequest) (memory.ConsolidatePlan, error) {
+		if first.CompareAndSwap(false, true) {
+			close(entered)
+			<-release
+		}
+		return memory.ConsolidatePlan{}, nil
+	})
+	scheduled := make(chan error, 1)
+	go func() { _, err := r.svc.ConsolidateScheduled(context.Background()); scheduled <- err }()
+	<-entered
+	paused.Store(true)
+	asked := make(chan memory.ConsolidationReport, 1)
+	go func() {
+		rep, err := r.svc.Consolidate(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		asked <- rep
+	}()
+	time.Sleep(50 * time.Millisecond) // let it join the running pass (the rule holds either way)
+	close(release)
+	if err := <-scheduled; err != nil {
+		t.Fatal(err)
+	}
+	rep := <-asked
+	if c.calls() != 3 || rep.ClustersPending != 0 {
+		t.Fatalf("a pass asked for during a held one: %d calls, report %+v; want every topic called", c.calls(), rep)
+	}
+}
