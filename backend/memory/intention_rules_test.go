@@ -234,3 +234,24 @@ func TestIntentions_AGoalStatedAgainStaysCurrent(t *testing.T) {
 		t.Errorf("the first row: %+v %v, want it retired as restated by the renewed one", old, err)
 	}
 }
+
+// TestIntentions_PlanNounsAreWordsForOtherRows: "meetings" in a dated
+// question is a word to match for rows other than intentions: a week
+// without a meeting answers "what meetings did I have last week?" with
+// nothing (not with all of that week), and a meeting fact dated outside
+// the week is still found by its word.
+func TestIntentions_PlanNounsAreWordsForOtherRows(t *testing.T) {
+	r := newRig(t, memory.Config{Extraction: memory.ExtractionConfig{Location: time.UTC}})
+	lastWeek := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) // the rig's today is Monday 30 November
+	// A floor no hash-embedder cosine reaches: the keyword and the date decide.
+	ask := memory.SearchInput{Query: "what meetings did I have last week?", MinScore: f64(0.9)}
+	r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "Lunch with Bob at the harbour", EventAt: lastWeek})
+	if res := searchRes(t, r, ask); len(res.Hits) != 0 {
+		t.Errorf("a week without a meeting: %v, want nothing", ids(res))
+	}
+	weekly := r.put(t, memory.Memory{Layer: memory.LayerFact, Content: "A weekly meeting with the design team",
+		EventAt: time.Date(2026, 8, 4, 9, 0, 0, 0, time.UTC)})
+	if res := searchRes(t, r, ask); !contains(ids(res), weekly.ID) {
+		t.Errorf("the weekly meeting fact: %v, want it found by its word", ids(res))
+	}
+}

@@ -168,23 +168,45 @@ func trivial(q string) string {
 // "any plans for tomorrow?", "what's on my schedule"): a query of a date
 // and only these asks for everything of that date, the intentions due
 // then among it. ("to-do" is two stop words.)
-var genericWords = func() map[string]bool {
+var genericWords = wordSet(`happen happened happening go going went gone talk talked talking discuss
+	discussed say said tell told remember recall know anything something everything stuff things thing
+	new news update updates up work worked done doing
+	due plan plans planned planning schedule scheduled agenda todo todos upcoming`)
+
+// planNouns name kinds of plans ("any appointments tomorrow?", "upcoming
+// meetings", "my task list"): for an intention due in the query's window
+// they ask nothing more than the date (an intention "dentist at 10" is an
+// appointment), but for any other row they stay words to match, so
+// "meetings last week" finds the meetings, not all of last week.
+var planNouns = wordSet(`calendar list task tasks meeting meetings appointment appointments`)
+
+func wordSet(words string) map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`happen happened happening go going went gone talk talked talking discuss
-		discussed say said tell told remember recall know anything something everything stuff things thing
-		new news update updates up work worked done doing
-		due plan plans planned planning schedule scheduled agenda calendar list todo todos task tasks
-		meeting meetings appointment appointments upcoming`) {
+	for _, w := range strings.Fields(words) {
 		m[w] = true
 	}
 	return m
-}()
+}
 
 // onlyGeneric reports whether every term is a generic word (or there is
 // none).
 func onlyGeneric(terms []string) bool {
+	return onlyOf(terms, genericWords, nil)
+}
+
+// onlyPlanning reports whether every term is a generic word or a plan
+// noun (or there is none).
+func onlyPlanning(terms []string) bool {
+	return onlyOf(terms, genericWords, planNouns)
+}
+
+func onlyOf(terms []string, sets ...map[string]bool) bool {
 	for _, t := range terms {
-		if !genericWords[t] {
+		in := false
+		for _, set := range sets {
+			in = in || set[t]
+		}
+		if !in {
 			return false
 		}
 	}

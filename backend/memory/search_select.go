@@ -89,8 +89,10 @@ func (s *Service) currentIntentions(rows []Memory, now time.Time) []Memory {
 // link to a strong match).
 func (r *searchRun) evidence(c *candidate) bool {
 	// Found by the date alone for a query that asks more than a date ("a
-	// poem about today"): that is no reason of its own.
-	byDateAlone := c.inWindow && !onlyGeneric(r.q.terms) && c.why.Entity == 0 && c.why.Graph == 0
+	// poem about today"): that is no reason of its own. An intention due
+	// then answers plan nouns too ("any appointments tomorrow?").
+	asksDate := onlyGeneric(r.q.terms) || c.row.Layer == LayerIntention && onlyPlanning(r.q.terms)
+	byDateAlone := c.inWindow && !asksDate && c.why.Entity == 0 && c.why.Graph == 0
 	switch {
 	case c.reason && !byDateAlone:
 		return true
