@@ -82,7 +82,11 @@ func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
 		return false, err
 	}
 	withholdSecretEnv()
-	switch running(ctx, cfg) {
+	status := portFree // a restart handed over its listening socket: the port is this instance's
+	if _, inherited := os.LookupEnv(engine.ListenFDEnv); !inherited {
+		status = running(ctx, cfg)
+	}
+	switch status {
 	case portFree:
 	case portStranger:
 		return false, strangerAt(cfg)

@@ -357,9 +357,14 @@ func loadIndex(ctx context.Context, st *store.Store, index *vector.Index, embedd
 // Listen binds the configured address and serves the API until Close. It
 // returns the bound address (useful with port 0).
 func (e *Engine) Listen() (string, error) {
-	ln, err := net.Listen("tcp", e.Config.Addr())
+	ln, err := inheritedListener(e.Config.Port)
 	if err != nil {
-		return "", fmt.Errorf("listen on %s: %w (is HyAtlas already running?)", e.Config.Addr(), err)
+		e.log.Warn("listening afresh", "err", err)
+	}
+	if ln == nil {
+		if ln, err = net.Listen("tcp", e.Config.Addr()); err != nil {
+			return "", fmt.Errorf("listen on %s: %w (is HyAtlas already running?)", e.Config.Addr(), err)
+		}
 	}
 	e.listener = ln
 	if err := e.writeDiscovery(ln); err != nil {
@@ -440,6 +445,12 @@ func (e *Engine) Close() error {
 		e.closing = true // no new window request
 		e.mu.Unlock()
 		deadline := time.Now().Add(10 * time.Second)
+		if handsOverListener && e.restart.Load() && e.listener != nil {
+			// The port stays taken for the process the restart starts.
+			if err := holdListener(e.listener); err != nil {
+				e.log.Warn("the port is free during the restart", "err", err)
+			}
+		}
 		if e.http != nil {
 			ctx, cancel := context.WithDeadline(context.Background(), deadline)
 			errs = append(errs, e.http.Shutdown(ctx))
