@@ -22,12 +22,12 @@ except ImportError:  # outside Hermes (e.g. `hermes hyatlas` helpers): a plain b
         pass
 
 from . import process, settings, text, tools
-from .client import ApiError, Client, Unreachable
+from .client import ApiError, Client, TimedOut, Unreachable
 from .writer import Health, Writer, spawn
 
 log = logging.getLogger("hyatlas.hermes")
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAST_KEPT = 64  # sessions whose last recall is kept as a fallback
+LAST_KEPT = 64  # sessions whose last recall is kept
 MIRROR_SOURCE = "hermes:memory_tool"  # the source of entries mirrored from Hermes's memory tool
 
 
@@ -45,7 +45,10 @@ class HyatlasMemoryProvider(MemoryProvider):
         self.session_id = ""
         self.writes = True
         self._lock = threading.Lock()
-        self._last: dict[str, tuple[str, dict[str, str]]] = {}  # session -> (block, {id: content})
+        # session -> (block, {id: content}, handed): the session's latest
+        # recall, and whether Hermes was given it already (a recall before a
+        # turn was; one warmed for the next turn was not yet).
+        self._last: dict[str, tuple[str, dict[str, str], bool]] = {}
         self._count = None
         self._ended = None  # the session whose end was sent last, until work goes on in one
 
@@ -106,35 +109,54 @@ class HyatlasMemoryProvider(MemoryProvider):
         block = str(r.get("prompt") or "").strip()
         return block + "\n\n" + tools_line if block else tools_line
 
-    def _search(self, query: str, session_id: str, timeout: float) -> str:
+    def _search(self, query: str, session_id: str, timeout: float, handed: bool) -> str:
         body = dict(self.owner(), query=query, limit=self.settings["recall_limit"], session_id=session_id)
         reply = self.client.request("POST", "/api/v1/search", body, timeout=timeout)
         self.health.ok()
         block, ids = text.format_recall(query, reply)
         contents = {h.get("memory_id"): str(h.get("content", "")) for _, h in text.hits_of(reply) if h.get("memory_id") in ids}
-        with self._lock:
-            self._last[session_id] = (block, contents)
-            while len(self._last) > LAST_KEPT:
-                self._last.pop(next(iter(self._last)))
-            self._count = len(ids) or None  # Hermes reads 0 as "recalled relevant memory"
+        self._keep(session_id, block, contents, handed)
         return block
 
+    def _keep(self, session_id: str, block: str, contents: dict, handed: bool) -> None:
+        """Records the session's latest recall; handed: Hermes got it."""
+        with self._lock:
+            self._last.pop(session_id, None)  # the newest goes last, the oldest first
+            self._last[session_id] = (block, contents, handed)
+            while len(self._last) > LAST_KEPT:
+                self._last.pop(next(iter(self._last)))
+            if handed:
+                self._count = (len(contents) or None) if block else None  # Hermes reads 0 as "recalled relevant memory"
+
     def prefetch(self, query: str, *, session_id: str = "") -> str:
+        """The recall block for this turn.
+
+        Rules: a trivial prompt gets none. When the search fails, the turn
+        gets nothing, with one exception: a search that ran out of time
+        against an app whose process runs (TimedOut) gets the session's
+        latest recall if Hermes was not given it yet (one warmed by
+        queue_prefetch for this turn). A block Hermes was given already is
+        never handed back: it would repeat an earlier turn's memories as
+        this one's (and an app that is down gives nothing at all)."""
         session_id = session_id or self.session_id
         if text.is_trivial(query):
-            with self._lock:
-                self._count = None
+            self._keep(session_id, "", {}, True)
             return ""
         try:
-            return self._search(query, session_id, self.settings["prefetch_timeout"])
+            return self._search(query, session_id, self.settings["prefetch_timeout"], True)
         except (Unreachable, ApiError) as e:
             self.health.failed(str(e))
-            with self._lock:
-                block, contents = self._last.get(session_id, ("", {}))
-                self._count = (len(contents) or None) if block else None
+            block, contents = "", {}
+            if isinstance(e, TimedOut):
+                with self._lock:
+                    block, contents, handed = self._last.get(session_id, ("", {}, True))
+                if handed:
+                    block, contents = "", {}
+            self._keep(session_id, block, contents, True)
             return block
         except Exception as e:  # never break a turn
             log.warning("HyAtlas recall failed: %s", type(e).__name__)
+            self._keep(session_id, "", {}, True)
             return ""
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
@@ -144,7 +166,7 @@ class HyatlasMemoryProvider(MemoryProvider):
 
         def warm():
             try:
-                self._search(query, session_id, 5.0)
+                self._search(query, session_id, 5.0, False)
             except Exception:
                 pass
 
@@ -179,8 +201,9 @@ class HyatlasMemoryProvider(MemoryProvider):
         if session_id == self._ended:
             self._ended = None  # an ended session taken up again: its next end is sent
         with self._lock:
-            _, recalled = self._last.get(session_id, ("", {}))
-        used = text.used_memories(str(assistant_content or ""), recalled)
+            _, recalled, handed = self._last.get(session_id, ("", {}, False))
+        # Only what this turn's recall gave Hermes can have been used.
+        used = text.used_memories(str(assistant_content or ""), recalled if handed else {})
         if used:
             # Counted once even when sent again after a lost answer.
             self.writer.put("POST", "/api/v1/feedback", {"used": used, "request_id": uuid.uuid4().hex})

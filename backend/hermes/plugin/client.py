@@ -23,13 +23,23 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-USER_AGENT = "hyatlas-hermes/1.0.4"
+USER_AGENT = "hyatlas-hermes/1.0.5"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 MAX_REPLY = 4 << 20
 
 
 class Unreachable(Exception):
     """The app is not running, not installed here, or did not answer in time."""
+
+
+class TimedOut(Unreachable):
+    """The app's process runs but the call ran out of time: no connection
+    was refused, only no answer came in time (a slow app, or one busy)."""
+
+
+def _timed_out(e: BaseException) -> bool:
+    """Whether a transport error is a timeout rather than a refusal."""
+    return isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError)
 
 
 class ApiError(Exception):
@@ -75,7 +85,8 @@ def _check_proof(base: str, token: str, timeout: float) -> None:
     except urllib.error.HTTPError:
         pass  # no proof: not the app
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as e:
-        raise Unreachable(f"HyAtlas is not reachable at {base}: {getattr(e, 'reason', e)}") from None
+        kind = TimedOut if _timed_out(e) else Unreachable
+        raise kind(f"HyAtlas is not reachable at {base}: {getattr(e, 'reason', e)}") from None
     if not hmac.compare_digest(got, proof(token, nonce)):
         raise Unreachable(f"the program at {base} is not this HyAtlas (it cannot prove it holds the API token); "
                           "nothing was sent to it")
@@ -183,7 +194,7 @@ class Client:
         def left() -> float:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise Unreachable(f"HyAtlas did not answer within {limit:g} s")
+                raise TimedOut(f"HyAtlas did not answer within {limit:g} s")
             return remaining
 
         base, token = self._target()
@@ -213,7 +224,8 @@ class Client:
         except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as e:
             # HTTPException: whatever answers does not speak HTTP (a bad status line)
             reason = getattr(e, "reason", e)
-            raise Unreachable(f"HyAtlas is not reachable at {base}: {reason}") from None
+            kind = TimedOut if _timed_out(e) else Unreachable
+            raise kind(f"HyAtlas is not reachable at {base}: {reason}") from None
         if not raw:
             return {}
         try:

@@ -91,20 +91,48 @@ class AppDown(unittest.TestCase):
 
 
 class AppSlow(unittest.TestCase):
-    def test_prefetch_returns_within_its_timeout_with_the_last_result(self):
+    def test_a_slow_app_gives_the_recall_warmed_for_the_turn_once(self):
         app = SlowApp()
         self.addCleanup(app.close)
         p = short_timeout_provider(self, app, "slow")
         first = p.prefetch("What database does Foxtrot use?", session_id="slow")
         self.assertIn("Postgres 16", first)
+        self.assertEqual(p.recall_status().count, 1)
         app.delay = 4.0
         start = time.monotonic()
         second = p.prefetch("And which version of it?", session_id="slow")
         took = time.monotonic() - start
         self.assertLess(took, 3.0, f"prefetch took {took:.1f}s with a 0.5 s timeout")
-        self.assertEqual(second, first, "a slow app gives the session's last recall")
+        self.assertEqual(second, "", "the block Hermes was given last turn is handed back as this turn's")
+        self.assertIsNone(p.recall_status())
+        # A recall warmed after the turn (queue_prefetch) and not given yet
+        # stands in once for a search that runs out of time.
+        app.delay = 0.0
+        p.queue_prefetch("Which version of Postgres?", session_id="slow")
+        wait_for(lambda: p._last.get("slow", ("", {}, True))[0])
+        app.delay = 4.0
+        self.assertIn("Postgres 16", p.prefetch("And the one after that?", session_id="slow"))
+        self.assertEqual(p.recall_status().count, 1)
+        self.assertEqual(p.prefetch("Still there?", session_id="slow"), "", "the same block is handed twice")
+        self.assertIsNone(p.recall_status())
         self.assertEqual(p.prefetch("Something else entirely?", session_id="other"), "")
 
+    def test_an_app_that_quit_gives_no_recall_not_the_last_block_again(self):
+        # README: "When HyAtlas is not running, Hermes carries on without recall".
+        app = SlowApp()
+        self.addCleanup(app.close)
+        plugin = plugin_dir_for(app.address)
+        p = new_provider(self, plugin_dir=plugin, user_id=unique_user(), session="q")
+        self.assertIn("Postgres 16", p.prefetch("What database does Foxtrot use?", session_id="q"))
+        app.delay = 0.0
+        p.queue_prefetch("What database does Foxtrot use?", session_id="q")  # warmed, not given
+        wait_for(lambda: len(app.seen) >= 2)
+        time.sleep(0.2)  # the warmed recall is kept
+        point_at(plugin, f"http://127.0.0.1:{closed_port()}")  # HyAtlas quit
+        for q in ("What should I cook tonight?", "Any plans for the weekend?"):
+            got = p.prefetch(q, session_id="q")
+            self.assertEqual(got, "", f"app down, new question {q!r}: an earlier block is injected again:\n{got}")
+            self.assertIsNone(p.recall_status(), "the indicator says memories were recalled while the app is down")
 
     def test_a_reply_that_trickles_in_is_given_up_at_the_timeout(self):
         # Each read of the socket had the timeout, the whole body none: a
@@ -117,6 +145,15 @@ class AppSlow(unittest.TestCase):
         self.assertEqual(p.prefetch("What database does Foxtrot use?", session_id="t"), "")
         took = time.monotonic() - start
         self.assertLess(took, 10.0, f"prefetch took {took:.1f}s with a 0.5 s timeout while the reply trickled for 30 s")
+
+
+def wait_for(cond, timeout=10.0):
+    """Waits until cond() is true (a background recall landed)."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.02)
 
 
 def short_timeout_provider(test, app, session):
