@@ -28,6 +28,7 @@ from .writer import Health, Writer, spawn
 log = logging.getLogger("hyatlas.hermes")
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAST_KEPT = 64  # sessions whose last recall is kept
+OWN_TURNS_MARGIN = 12  # hits asked for beyond recall_limit, for the session's own turns left out
 MIRROR_SOURCE = "hermes:memory_tool"  # the source of entries mirrored from Hermes's memory tool
 
 
@@ -110,9 +111,13 @@ class HyatlasMemoryProvider(MemoryProvider):
         return block + "\n\n" + tools_line if block else tools_line
 
     def _search(self, query: str, session_id: str, timeout: float, handed: bool) -> str:
-        body = dict(self.owner(), query=query, limit=self.settings["recall_limit"], session_id=session_id)
+        # More are asked for than are kept: the session's own turns, which
+        # rank high (recent, on the same words), are left out.
+        limit = self.settings["recall_limit"]
+        body = dict(self.owner(), query=query, limit=min(limit + OWN_TURNS_MARGIN, 100), session_id=session_id)
         reply = self.client.request("POST", "/api/v1/search", body, timeout=timeout)
         self.health.ok()
+        reply = text.without_own_turns(reply, session_id, limit)
         block, ids = text.format_recall(query, reply)
         contents = {h.get("memory_id"): str(h.get("content", "")) for _, h in text.hits_of(reply) if h.get("memory_id") in ids}
         self._keep(session_id, block, contents, handed)

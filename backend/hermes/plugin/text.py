@@ -143,6 +143,39 @@ def hits_of(reply: dict) -> list[tuple[str, dict]]:
     return out
 
 
+def without_own_turns(reply: dict, session_id: str, keep: int) -> dict:
+    """reply without the session's own turns, and with at most keep hits.
+
+    A raw turn (l2_raw) written in session_id is still in Hermes's context:
+    recalled, it would come back into the same conversation (and a reply
+    repeating it would strengthen it). Such hits are left out; context
+    compression gives the conversation a new session id, so turns it
+    compressed away are recalled again. Of the other hits, the first keep
+    in the app's rank order (reply["ranked"], else the channels' order)
+    stay; a hit the ranking does not name (the Now page) always stays."""
+    if not isinstance(reply, dict):
+        return {}
+    own = set()
+    if session_id:
+        for _, hit in hits_of(reply):
+            if hit.get("layer") == "l2_raw" and hit.get("session_id") == session_id and isinstance(hit.get("memory_id"), str):
+                own.add(hit.get("memory_id"))
+    ranked = [i for i in (reply.get("ranked") or []) if isinstance(i, str)]
+    if not ranked:  # no ranking given: the channels' order
+        ranked = [h.get("memory_id") for ch, h in hits_of(reply) if ch != "now" and isinstance(h.get("memory_id"), str)]
+    kept = [i for i in ranked if i not in own][:max(keep, 0)]
+    dropped = own | (set(ranked) - set(kept))
+    if not dropped:
+        return reply
+    out = dict(reply)
+    chans = reply.get("memories") or {}
+    out["memories"] = {ch: [h for h in (hits if isinstance(hits, list) else [])
+                            if not (isinstance(h, dict) and h.get("memory_id") in dropped)]
+                       for ch, hits in (chans.items() if isinstance(chans, dict) else [])}
+    out["ranked"] = kept
+    return out
+
+
 def format_recall(query: str, reply: dict) -> tuple[str, list[str]]:
     """The recall block for Hermes and the ids in it ("" when nothing)."""
     hits = hits_of(reply)

@@ -90,7 +90,7 @@ class Turns(unittest.TestCase):
         p.sync_turn("Project Foxtrot uses Postgres 16 for its database.", "Noted: Foxtrot is on Postgres 16.",
                     session_id="pf")
         self.assertTrue(p.writer.flush(10))
-        block = p.prefetch("Which database does Foxtrot use?", session_id="pf")
+        block = p.prefetch("Which database does Foxtrot use?", session_id="pf-next")  # a later session
         self.assertIn("Postgres 16", block)
         self.assertRegex(block, r"\(\d{4}-\d\d-\d\d, score \d\.\d\d\)")
         self.assertRegex(block, r"\n\[(Memories|Profile|Pages|Experiences)\]\n")
@@ -118,12 +118,32 @@ class Turns(unittest.TestCase):
         p = new_provider(self, user_id=user, session="q")
         p.sync_turn("The cat is named Miso.", "Miso is a lovely name.", session_id="q")
         self.assertTrue(p.writer.flush(10))
-        p.queue_prefetch("What is the cat called?", session_id="q")
+        p.queue_prefetch("What is the cat called?", session_id="q2")  # a later session
         for _ in range(100):
-            if "q" in p._last:
+            if "q2" in p._last:
                 break
             time.sleep(0.05)
-        self.assertIn("Miso", p._last["q"][0])
+        self.assertIn("Miso", p._last["q2"][0])
+
+    def test_the_current_sessions_own_turns_are_not_recalled_into_it(self):
+        # The turn is still in Hermes's context: recalled, it came back into
+        # the same conversation, and a reply repeating it strengthened it.
+        user = unique_user()
+        p = new_provider(self, user_id=user, session="live")
+        p.sync_turn("My sister Ingrid is moving to Tromso next spring for her glaciology job.",
+                    "Exciting! Tromso is a great place for glaciology.", session_id="live")
+        self.assertTrue(p.writer.flush(30))
+        got = p.prefetch("What do you know about Ingrid's move to Tromso?", session_id="live")
+        self.assertNotIn("USER: My sister Ingrid", got, "the turn still in Hermes's context is recalled back into it")
+        self.assertIsNone(p.recall_status())
+        p.sync_turn("What do you know about Ingrid's move to Tromso?",
+                    "Your sister Ingrid is moving to Tromso next spring for her glaciology job.", session_id="live")
+        self.assertTrue(p.writer.flush(30))
+        self.assertEqual(p.writer.sent, 2, "feedback was sent for the session's own turn")
+        # Compression gives the conversation a new id: what it compressed
+        # away is recalled again.
+        p.on_session_switch("live-2", parent_session_id="live")
+        self.assertIn("USER: My sister Ingrid", p.prefetch("Where is Ingrid moving?", session_id="live-2"))
 
     def test_a_reply_that_uses_a_recalled_memory_strengthens_it(self):
         user = unique_user()

@@ -56,5 +56,24 @@ class TurnText(unittest.TestCase):
         self.assertTrue(got.endswith("ASSISTANT: a reply"))
 
 
+class OwnTurns(unittest.TestCase):
+    def test_the_sessions_own_raw_turns_are_left_out_and_the_rest_capped_in_rank_order(self):
+        def hit(mid, layer="l3_fact", session=""):
+            return {"memory_id": mid, "content": f"memory {mid}", "layer": layer, "session_id": session}
+        reply = {"order": ["now", "profile", "normal"], "now": {"memory_id": "now-1", "content": "the Now page"},
+                 "memories": {"profile": [hit("p1")],
+                              "normal": [hit("t1", "l2_raw", "s"), hit("t2", "l2_raw", "other"), hit("f1"), hit("f2")]},
+                 "ranked": ["t1", "f1", "t2", "p1", "f2"]}
+        got = text.without_own_turns(reply, "s", 3)
+        ids = [h["memory_id"] for _, h in text.hits_of(got)]
+        self.assertEqual(ids, ["now-1", "p1", "t2", "f1"])  # t1 is the session's own; f2 ranks fourth of the rest
+        self.assertEqual(got["ranked"], ["f1", "t2", "p1"])
+        self.assertEqual(len(reply["memories"]["normal"]), 4, "the reply was changed in place")
+        # No session: nothing is anyone's own turn; no ranking: the channels' order.
+        del reply["ranked"]
+        ids = [h["memory_id"] for _, h in text.hits_of(text.without_own_turns(reply, "", 2))]
+        self.assertEqual(ids, ["now-1", "p1", "t1"])
+
+
 if __name__ == "__main__":
     unittest.main()
