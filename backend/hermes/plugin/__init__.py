@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import urllib.parse
 import uuid
 
 try:
@@ -27,7 +28,9 @@ from .writer import Health, Writer, spawn
 
 log = logging.getLogger("hyatlas.hermes")
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAST_KEPT = 64  # sessions whose last recall is kept
+LAST_KEPT = 64  # sessions whose last recall (and recent turns, for /undo) are kept
+TURNS_KEPT = 32  # a session's latest turns an /undo can take back
+STORED_KEPT = 256  # memory ids of recently stored turns, by request id
 OWN_TURNS_MARGIN = 12  # hits asked for beyond recall_limit, for the session's own turns left out
 MIRROR_SOURCE = "hermes:memory_tool"  # the source of entries mirrored from Hermes's memory tool
 
@@ -52,6 +55,14 @@ class HyatlasMemoryProvider(MemoryProvider):
         self._last: dict[str, tuple[str, dict[str, str], bool]] = {}
         self._count = None
         self._ended = None  # the session whose end was sent last, until work goes on in one
+        # For /undo: each session's latest turns, newest last, as (the
+        # turn's request id, its feedback's or ""); the memory id HyAtlas
+        # answered each recent turn with; turns undone while being sent,
+        # deleted once their answer comes.
+        self._turns: dict[str, list[tuple[str, str]]] = {}
+        self._stored: dict[str, str] = {}
+        self._undo: set[str] = set()
+        self.writer.on_sent = self._sent
 
     # --- identity and setup -------------------------------------------------
     @property
@@ -201,8 +212,9 @@ class HyatlasMemoryProvider(MemoryProvider):
             meta["platform"] = self.platform
         # The request id makes the turn stored once even when it is sent
         # again because HyAtlas stopped before it answered.
+        rid, fb = uuid.uuid4().hex, ""
         self.writer.put("POST", "/api/v1/add", dict(self.owner(), text=body, session_id=session_id, metadata=meta,
-                                                    request_id=uuid.uuid4().hex))
+                                                    request_id=rid))
         if session_id == self._ended:
             self._ended = None  # an ended session taken up again: its next end is sent
         with self._lock:
@@ -211,7 +223,53 @@ class HyatlasMemoryProvider(MemoryProvider):
         used = text.used_memories(str(assistant_content or ""), recalled if handed else {})
         if used:
             # Counted once even when sent again after a lost answer.
-            self.writer.put("POST", "/api/v1/feedback", {"used": used, "request_id": uuid.uuid4().hex})
+            fb = uuid.uuid4().hex
+            self.writer.put("POST", "/api/v1/feedback", {"used": used, "request_id": fb})
+        with self._lock:
+            turns = self._turns.pop(session_id, [])  # the newest session goes last, the oldest first
+            self._turns[session_id] = (turns + [(rid, fb)])[-TURNS_KEPT:]
+            while len(self._turns) > LAST_KEPT:
+                self._turns.pop(next(iter(self._turns)))
+
+    def _sent(self, method, path, body, reply) -> None:
+        """The writer stored something: keeps a turn's memory id for /undo,
+        and deletes a turn undone while it was being sent."""
+        if path != "/api/v1/add" or not isinstance(body, dict) or not isinstance(reply, dict):
+            return
+        rid, mid = str(body.get("request_id") or ""), str(reply.get("memory_id") or "")
+        if not rid or not mid:
+            return
+        with self._lock:
+            undone = rid in self._undo
+            self._undo.discard(rid)
+            if not undone:
+                self._stored[rid] = mid
+                while len(self._stored) > STORED_KEPT:
+                    self._stored.pop(next(iter(self._stored)))
+        if undone:
+            self.writer.put("DELETE", "/api/v1/memories/" + urllib.parse.quote(mid, safe=""), None)
+
+    def _undo_turn(self, session_id: str) -> None:
+        """/undo: takes the session's latest turn back. Still queued, it is
+        never sent (and leaves the outbox); sent, its memory is deleted
+        (DELETE /api/v1/memories/{id}, after the write if it is being sent
+        now). Its feedback, if still queued, goes too. Hermes does not say
+        how many turns an /undo took back: each /undo takes one."""
+        with self._lock:
+            turns = self._turns.get(session_id) or []
+            if not turns:
+                return
+            rid, fb = turns.pop()
+        if fb:
+            self.writer.cancel(lambda m, p, b: p == "/api/v1/feedback" and isinstance(b, dict) and b.get("request_id") == fb)
+        if self.writer.cancel(lambda m, p, b: p == "/api/v1/add" and isinstance(b, dict) and b.get("request_id") == rid):
+            return
+        with self._lock:
+            mid = self._stored.pop(rid, "")
+            if not mid:
+                self._undo.add(rid)  # being sent now: deleted when its answer comes
+                return
+        self.writer.put("DELETE", "/api/v1/memories/" + urllib.parse.quote(mid, safe=""), None)
 
     def on_memory_write(self, action, target, content, metadata=None) -> None:
         if not self.writes:
@@ -250,6 +308,8 @@ class HyatlasMemoryProvider(MemoryProvider):
         else:
             self._ended = None  # work goes on (a /resume of an ended session too): its next end is sent
         self.session_id = new_session_id or self.session_id
+        if rewound and self.writes:  # /undo: the same session without its last turn
+            self._undo_turn(self.session_id)
 
     def on_pre_compress(self, messages) -> str:
         if not self.health.down:  # waiting on an app that is down only holds Hermes up

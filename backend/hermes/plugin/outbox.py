@@ -55,6 +55,32 @@ class Outbox:
     def refused(self, seq: int, at: float | None) -> None:
         self._line({"refused": seq, "at": at})
 
+    def rewrite(self, items) -> None:
+        """Replaces the file with one holding only items ((seq, method, path,
+        body, refused at or None) each, in order), so a write taken back
+        leaves no text behind; with no items the file goes."""
+        if not items:
+            self.clear()
+            return
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+        tmp = self.path + ".rewrite"  # not .jsonl: never claimed
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                for seq, method, path, body, at in items:
+                    f.write(json.dumps({"n": seq, "m": method, "p": path, "b": body}, separators=(",", ":")) + "\n")
+                    if at is not None:
+                        f.write(json.dumps({"refused": seq, "at": at}, separators=(",", ":")) + "\n")
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+            raise
+
     def clear(self) -> None:
         """Nothing waits: the file goes (it never grows without bound) and
         comes back with the next write."""

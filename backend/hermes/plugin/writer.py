@@ -106,6 +106,9 @@ class Writer:
         self._refused = {}  # seq -> when it was first refused for now (unix time)
         self.dropped = 0
         self.sent = 0
+        # Called as on_sent(method, path, body, reply) on the writer's thread
+        # after a write succeeded (no lock held); errors are ignored.
+        self.on_sent = None
 
     def attach(self, folder: str) -> int:
         """Keeps the queue in an outbox file in folder from now on, and queues
@@ -186,6 +189,27 @@ class Writer:
                 pass
         self._cv.notify_all()
 
+    def cancel(self, match) -> bool:
+        """Takes the first queued write for which match(method, path, body)
+        is true out of the queue, and out of the outbox file, so its text
+        leaves the disk too; False when none waits (sent already, or being
+        sent now: the write in flight is never taken back)."""
+        with self._cv:
+            for i, (seq, method, path, body) in enumerate(self._q):
+                if i == 0 and self._busy:
+                    continue
+                if match(method, path, body):
+                    del self._q[i]
+                    self._refused.pop(seq, None)
+                    if self._outbox is not None and not self._closed:
+                        try:
+                            self._outbox.rewrite([(s, m, p, b, self._refused.get(s)) for s, m, p, b in self._q])
+                        except (OSError, ValueError):
+                            pass
+                    self._cv.notify_all()
+                    return True
+        return False
+
     def pending(self) -> int:
         with self._cv:
             return len(self._q) + (1 if self._busy else 0)
@@ -241,9 +265,9 @@ class Writer:
                 item = self._q[0]
                 self._busy = True
             seq, method, path, body = item
-            done = True
+            done, reply = True, None
             try:
-                self.client.request(method, path, body, timeout=WRITE_TIMEOUT)
+                reply = self.client.request(method, path, body, timeout=WRITE_TIMEOUT)
                 self.health.ok()
                 self.sent += 1
                 delay = RETRY_FIRST
@@ -279,3 +303,8 @@ class Writer:
                         return
                     self._cv.wait(delay)
                     delay = min(delay * 2, RETRY_MAX)
+            if reply is not None and self.on_sent is not None:
+                try:
+                    self.on_sent(method, path, body, reply)
+                except Exception as e:
+                    log.warning("HyAtlas write follow-up failed: %s", type(e).__name__)

@@ -126,7 +126,7 @@ class StandInApp:
                 except OSError:
                     pass
 
-            do_GET = do_POST
+            do_GET = do_DELETE = do_POST
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
