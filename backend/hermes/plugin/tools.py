@@ -5,6 +5,7 @@ Every call answers JSON; errors come back as {"error": ...} and never raise.
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from .client import ApiError, Unreachable
@@ -115,6 +116,33 @@ def call(provider, name: str, args) -> str:
         return json.dumps({"error": f"HyAtlas tool failed: {type(e).__name__}"})
 
 
+REMEMBER_HOPS = 4  # retired rows a remember steps past before it stores anew
+
+
+def remember_request_id(owner: dict, layer: str, text: str) -> str:
+    """The request id of hyatlas_remember: the same owner, layer and text
+    (spacing collapsed, which is how the text is sent) give the same id,
+    so a call the model makes again because the answer was lost (or makes
+    twice) gets the first row, never a second one."""
+    key = "\0".join(("hyatlas_remember", str(owner.get("user_id", "")), str(owner.get("agent_id", "")), layer, text))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _remember(p, owner: dict, t: str, layer: str, category: str) -> dict:
+    """Stores t once. A repeat gets the row its request id stored first;
+    when that row was retired since (forgotten), the text is stored again
+    under an id made from the retired row's, which is as deterministic, so
+    a lost answer of that write is not stored twice either."""
+    rid = remember_request_id(owner, layer, t)
+    for _ in range(REMEMBER_HOPS):
+        m = p.client.request("POST", "/api/v1/memories", dict(owner, content=t, layer=layer, category=category,
+                                                              source="hermes:tool", request_id=rid))
+        if not m.get("retired_at"):
+            return m
+        rid = hashlib.sha256(f"{rid}\0{m.get('memory_id') or m.get('id')}".encode("utf-8")).hexdigest()
+    raise ToolError("HyAtlas holds this text only as memories forgotten since; restore one in the HyAtlas app")
+
+
 def _dispatch(p, name: str, args: dict):
     owner = p.owner()
     if name == "hyatlas_search":
@@ -142,12 +170,11 @@ def _dispatch(p, name: str, args: dict):
     if not p.writes:
         raise ToolError("this Hermes context is read-only for memory (a subagent, cron or flush run)")
     if name == "hyatlas_remember":
-        t = _str(args, "text", True)
+        t = " ".join(_str(args, "text", True).split())
         category = _str(args, "category") or "fact"
         if category not in CATEGORY_LAYER:
             raise ToolError("category must be fact, preference or goal")
-        m = p.client.request("POST", "/api/v1/memories", dict(owner, content=t, layer=CATEGORY_LAYER[category],
-                                                              category=category, source="hermes:tool"))
+        m = _remember(p, owner, t, CATEGORY_LAYER[category], category)
         p.health.ok()
         return {"remembered": True, "id": m.get("memory_id") or m.get("id")}
     t = _str(args, "text", True)

@@ -80,6 +80,20 @@ class LostAnswers(unittest.TestCase):
         rows = [r for r in live_rows(user, "l1_profile") if "dark roast" in r.get("content", "")]
         self.assertEqual(len(rows), 1, f"the memory-tool write was stored {len(rows)} times")
 
+    def test_remember_called_again_after_a_lost_answer_is_stored_once(self):
+        proxy = LosingProxy("/api/v1/memories")
+        self.addCleanup(proxy.close)
+        user = unique_user()
+        p = new_provider(self, plugin_dir=plugin_dir_for(proxy.address), user_id=user)
+        args = {"text": "Lost answer test: the user's boat is called Marlin", "category": "fact"}
+        first = json.loads(p.handle_tool_call("hyatlas_remember", args))
+        self.assertIn("error", first)  # the model is told it failed ...
+        second = json.loads(p.handle_tool_call("hyatlas_remember", args))  # ... and calls it again
+        self.assertTrue(second.get("remembered"))
+        rows = [r for r in live_rows(user) if "Marlin" in r["content"]]
+        self.assertEqual(len(rows), 1, f"stored {len(rows)} times")
+        self.assertEqual(rows[0]["memory_id"], second["id"])
+
     def test_feedback_sent_again_after_a_lost_answer_is_counted_once(self):
         user = unique_user()
         stored = api("POST", "/api/v1/memories", {"content": "Lost answer test: the kayak is yellow",

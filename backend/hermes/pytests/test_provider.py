@@ -260,6 +260,23 @@ class Tools(unittest.TestCase):
             out = call(name, args)
             self.assertIn(want, out.get("error", ""), (name, args, out))
 
+    def test_remember_stores_a_text_once_and_again_after_it_was_forgotten(self):
+        user = unique_user()
+        p = new_provider(self, user_id=user)
+        call = lambda n, a: json.loads(p.handle_tool_call(n, a))  # noqa: E731
+        first = call("hyatlas_remember", {"text": "The spare key is under the blue pot"})
+        again = call("hyatlas_remember", {"text": "  The spare key  is under the blue pot "})  # the model repeats itself
+        self.assertEqual(again["id"], first["id"])
+        self.assertEqual(call("hyatlas_forget", {"text": "The spare key is under the blue pot"})["forgotten"], 1)
+        back = call("hyatlas_remember", {"text": "The spare key is under the blue pot"})  # remembered anew
+        self.assertNotEqual(back["id"], first["id"])
+        self.assertEqual(call("hyatlas_remember", {"text": "The spare key is under the blue pot"})["id"], back["id"])
+        live = [r["memory_id"] for r in live_rows(user) if "spare key" in r["content"]]
+        self.assertEqual(live, [back["id"]])
+        # Another layer is another memory.
+        self.assertNotEqual(call("hyatlas_remember", {"text": "The spare key is under the blue pot",
+                                                      "category": "preference"})["id"], back["id"])
+
     def test_system_prompt_block_has_the_strongest_memories_and_the_tools(self):
         user = unique_user()
         api("POST", "/api/v1/memories", {"content": "Always answer in British English", "strength": 0.95,
