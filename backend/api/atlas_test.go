@@ -3,6 +3,8 @@ package api_test
 import (
 	"strings"
 	"testing"
+
+	"hyatlas/backend/memory"
 )
 
 // The Atlas verbs over HTTP: add by hand, promote and demote, filters and
@@ -66,7 +68,8 @@ func TestAtlasVerbs(t *testing.T) {
 	}
 
 	p := a.do(req{path: "/api/v1/prompt?user_id=u1"}).json(t)
-	want := "## Persistent Memory\n- (preference) Ships on Cloudflare Workers\n- (fact) Tuesday is no-meeting day\n- (style) Prefers Tailwind tokens, never raw hex"
+	want := "## Persistent Memory\n<persistent-memory>\n" + memory.PromptDataNote +
+		"\n- (preference) Ships on Cloudflare Workers\n- (fact) Tuesday is no-meeting day\n- (style) Prefers Tailwind tokens, never raw hex\n</persistent-memory>"
 	if p["prompt"] != want || p["count"].(float64) != 3 || int(p["bytes"].(float64)) != len(want) || p["threshold"] != 0.75 {
 		t.Fatalf("prompt: %v", p)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"hyatlas/backend/api"
+	"hyatlas/backend/memory"
 	"hyatlas/backend/proctest"
 )
 
@@ -207,7 +208,7 @@ func TestCLI_AtlasVerbs(t *testing.T) {
 	if out, code = in.Run("promote", id); code != 0 || !strings.Contains(out, "strength 0.80") {
 		t.Fatalf("promote: %d %s", code, out)
 	}
-	if out, code = in.Run("prompt", "--user", "u1"); code != 0 || out != "## Persistent Memory\n- (style) Likes lowercase commits\n" {
+	if out, code = in.Run("prompt", "--user", "u1"); code != 0 || out != "## Persistent Memory\n<persistent-memory>\n"+memory.PromptDataNote+"\n- (style) Likes lowercase commits\n</persistent-memory>\n" {
 		t.Fatalf("prompt: %d %q", code, out)
 	}
 	if out, code = in.Run("demote", "--steps", "2", id); code != 0 || !strings.Contains(out, "strength 0.60") {

@@ -119,7 +119,7 @@ class HyatlasMemoryProvider(MemoryProvider):
             self.health.failed(str(e))
             return tools_line
         block = str(r.get("prompt") or "").strip()
-        return block + "\n\n" + tools_line if block else tools_line
+        return text.fenced_prompt(block) + "\n\n" + tools_line if block else tools_line
 
     def _search(self, query: str, session_id: str, timeout: float, handed: bool) -> str:
         # More are asked for than are kept: the session's own turns, which
