@@ -11,7 +11,10 @@
 //     changes; comments, order and every other setting stay as they were,
 //     and the result is parsed back to prove it.
 //   - Uninstall restores the provider recorded at install, and only when
-//     nothing changed it meanwhile.
+//     nothing changed it meanwhile, and deletes the plugin's own files in
+//     the home (its folder with the outbox of unsent turns and the auto
+//     start's log, its settings file): no conversation text outlives the
+//     connection.
 //   - The discovery file holds the address and the path of the token
 //     file, never the token (mode 0600).
 package hermes

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -201,82 +200,6 @@ func (in *Installer) Install(home string) (Status, error) {
 				PluginDir(home), PluginName)
 		}
 	}
-	return st, err
-}
-
-// Uninstall removes the plugin from home and, when memory.provider is
-// still hyatlas, puts back what it was before the install.
-func (in *Installer) Uninstall(home string) (Status, error) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	unlock, err := in.lockRecords()
-	if err != nil {
-		return Status{}, err
-	}
-	defer unlock()
-	home, err = cleanHome(home)
-	if err != nil {
-		return Status{}, err
-	}
-	recs, err := in.records()
-	if err != nil {
-		return Status{}, err
-	}
-	rec, hadRecord := recs[home]
-	cfg, err := readConfig(home)
-	if err != nil {
-		return Status{}, err
-	}
-	cur, curSet, err := MemoryProvider(cfg)
-	if err != nil {
-		return Status{}, err
-	}
-	if _, err := os.Stat(PluginDir(home)); errors.Is(err, fs.ErrNotExist) && !hadRecord && (!curSet || cur != PluginName) {
-		st, err := in.Status(home)
-		st.Message = "HyAtlas is not installed in " + home + ": nothing to remove."
-		return st, err
-	}
-	var msg string
-	switch {
-	case !curSet || cur != PluginName:
-		msg = fmt.Sprintf("memory.provider is %q now, not %s: left as it is.", cur, PluginName)
-	default:
-		var edited []byte
-		if hadRecord && rec.PreviousSet {
-			edited, err = SetMemoryProvider(cfg, rec.PreviousProvider)
-			msg = fmt.Sprintf("memory.provider is %q again.", rec.PreviousProvider)
-		} else {
-			edited, err = RemoveMemoryProvider(cfg)
-			msg = "memory.provider removed: Hermes uses its built-in memory only."
-		}
-		if err != nil {
-			return Status{}, err
-		}
-		if slices.Contains(rec.Created, "config.yaml") && isEmptyConfig(edited) {
-			err = os.Remove(filepath.Join(home, "config.yaml"))
-		} else {
-			err = writeConfig(home, edited)
-		}
-		if err != nil {
-			return Status{}, err
-		}
-	}
-	if err := os.RemoveAll(PluginDir(home)); err != nil {
-		return Status{}, fmt.Errorf("remove %s: %w", PluginDir(home), err)
-	}
-	// What the install made and nothing else uses since: os.Remove takes
-	// only an empty folder.
-	for _, p := range []string{"plugins", "."} {
-		if slices.Contains(rec.Created, p) {
-			_ = os.Remove(filepath.Join(home, p))
-		}
-	}
-	delete(recs, home)
-	if err := in.saveRecords(recs); err != nil {
-		return Status{}, err
-	}
-	st, err := in.Status(home)
-	st.Message = "Removed " + PluginDir(home) + "; " + msg + " Your memories stay in HyAtlas."
 	return st, err
 }
 

@@ -41,8 +41,10 @@ def start(hermes_home: str, setting: str, discovery: dict) -> str:
     binary = find_binary(setting, discovery)
     if not binary:
         return "auto start: no hyatlas program found (set binary_path)"
-    logs = os.path.join(hermes_home or ".", "logs")
-    os.makedirs(logs, exist_ok=True)
+    # The plugin's own folder in the Hermes home (the outbox's too), which
+    # disconnecting HyAtlas deletes; never Hermes's logs folder.
+    logs = os.path.join(hermes_home or ".", "hyatlas")
+    os.makedirs(logs, mode=0o700, exist_ok=True)
     stamp = os.path.join(logs, "hyatlas.start")
     try:
         if time.time() - os.path.getmtime(stamp) < START_GAP:

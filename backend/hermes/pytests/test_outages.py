@@ -399,7 +399,8 @@ class AutoStart(unittest.TestCase):
         self.assertIn("serve", env.splitlines()[-1])
         self.assertNotIn(SECRET, env)
         self.assertNotIn("HERMES_HOME=", env)
-        self.assertTrue(os.path.exists(os.path.join(home, "logs", "hyatlas.log")))
+        self.assertTrue(os.path.exists(os.path.join(home, "hyatlas", "hyatlas.log")))  # the plugin's folder, which disconnecting deletes
+        self.assertFalse(os.path.exists(os.path.join(home, "logs")), "the log went into Hermes's own logs folder")
         # A second session moments later does not start another.
         os.remove(marker)
         new_provider(self, plugin_dir=plugin_dir_for(f"http://127.0.0.1:{closed_port()}"), hermes_home=home)
