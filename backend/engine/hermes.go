@@ -59,6 +59,9 @@ func (h hermesAPI) verb(profile string, f func(string) (hermes.Status, error)) (
 		return api.HermesState{}, memory.Errorf(memory.EINVALID, "%v", err) // a bad profile name
 	}
 	st, err := f(home)
+	if errors.Is(err, hermes.ErrReservedProfile) {
+		return api.HermesState{}, memory.Errorf(memory.EINVALID, "%v", err)
+	}
 	if errors.Is(err, hermes.ErrNoProfile) {
 		return api.HermesState{}, memory.Errorf(memory.ENOTFOUND, "%v", err)
 	}

@@ -20,6 +20,7 @@
 package hermes
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +39,28 @@ var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 func CheckProfile(name string) error {
 	if !profileName.MatchString(name) {
 		return fmt.Errorf("profile %q is not a valid Hermes profile name (letters, digits, '.', '_' and '-', at most 64)", name)
+	}
+	return nil
+}
+
+// ReservedProfile is the one profile name Hermes accepts and HyAtlas does
+// not: "all" is no owner in HyAtlas (its graph views read it as every
+// agent), so it is never an agent_id. Install refuses a profile of that
+// name; the plugin writes a Hermes whose profile or gateway user is still
+// called so (set up otherwise) as "_all", an id no profile can have.
+const ReservedProfile = "all"
+
+// ErrReservedProfile is an install into the profile named ReservedProfile.
+var ErrReservedProfile = errors.New("reserved Hermes profile name")
+
+// checkReservedProfile refuses the home of a profile named ReservedProfile
+// (<root>/profiles/all), however it was named (--profile, HERMES_HOME, the
+// sticky active profile).
+func checkReservedProfile(home string) error {
+	if filepath.Base(filepath.Dir(home)) == "profiles" && filepath.Base(home) == ReservedProfile {
+		return fmt.Errorf("%w: HyAtlas cannot connect the Hermes profile %q (%s): HyAtlas reserves the name %q, "+
+			"which in its views means every agent, so it is no agent's id; give the profile another name in Hermes "+
+			"or connect another one", ErrReservedProfile, ReservedProfile, home, ReservedProfile)
 	}
 	return nil
 }

@@ -135,6 +135,9 @@ func (in *Installer) Install(home string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	if err := checkReservedProfile(home); err != nil {
+		return Status{}, err
+	}
 	if err := checkProfileExists(home); err != nil {
 		return Status{}, err
 	}

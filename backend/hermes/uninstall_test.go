@@ -69,3 +69,41 @@ func TestUninstallDeletesThePluginsFilesAndSaysSo(t *testing.T) {
 		t.Errorf("with nothing left: %s, %v", st.Message, err)
 	}
 }
+
+// A profile named "all" is refused at install, with a clear error, however
+// its home is named, and nothing is written: HyAtlas reserves "all" (graph
+// views read it as every agent), so it would be no agent's id.
+func TestInstallRefusesTheProfileNamedAll(t *testing.T) {
+	in := newInstaller(t)
+	root := t.TempDir()
+	home := filepath.Join(root, "profiles", "all")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "memory:\n  provider: honcho\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{home, home + string(filepath.Separator)} {
+		_, err := in.Install(h)
+		if !errors.Is(err, ErrReservedProfile) || !strings.Contains(err.Error(), `"all"`) || !strings.Contains(err.Error(), "reserves") {
+			t.Fatalf("install into %s: %v", h, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "config.yaml")); string(b) != cfg {
+		t.Errorf("config.yaml after a refused install: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(home, "plugins")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused install wrote %s (%v)", filepath.Join(home, "plugins"), err)
+	}
+	// Only that exact name: "allison" and a home merely named all (not a
+	// profile) are fine.
+	for _, h := range []string{filepath.Join(root, "profiles", "allison"), filepath.Join(root, "all")} {
+		if err := os.MkdirAll(h, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := in.Install(h); err != nil {
+			t.Errorf("install into %s: %v", h, err)
+		}
+	}
+}

@@ -106,7 +106,9 @@ class HyatlasMemoryProvider(MemoryProvider):
         self.writes = False
 
     def owner(self) -> dict:
-        return {"user_id": self.user_id, "agent_id": self.agent_id}
+        """Whose memories these are, as HyAtlas takes ids: a user or profile
+        named "all", an id HyAtlas reserves, is "_all" (settings.owner_id)."""
+        return {"user_id": settings.owner_id(self.user_id), "agent_id": settings.owner_id(self.agent_id)}
 
     # --- recall -------------------------------------------------------------
     def system_prompt_block(self) -> str:

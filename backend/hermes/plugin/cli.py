@@ -6,6 +6,7 @@ import json
 import os
 import sys
 
+from . import settings
 from .client import ApiError, Client, Unreachable, read_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,8 +39,8 @@ def _home() -> str:
 
 def _user(args) -> str:
     if getattr(args, "user", ""):
-        return args.user
-    return str(read_json(os.path.join(_home(), "hyatlas.json")).get("user_id") or "default")
+        return settings.owner_id(args.user)
+    return settings.owner_id(str(read_json(os.path.join(_home(), "hyatlas.json")).get("user_id") or "default"))
 
 
 def run(args, out=None) -> int:

@@ -29,6 +29,18 @@ FIELDS = {
 
 LIMITS = {"prefetch_timeout": (0.2, 7.5), "recall_limit": (1, 30)}
 
+# "all" is no owner in HyAtlas (its graph views read it as "every user or
+# agent", and every write naming it is refused), yet a Hermes profile or a
+# gateway user may be called so. Such an id is written and read as
+# RESERVED_STANDIN instead, a name no Hermes profile can have (profiles
+# start with a letter or a digit).
+RESERVED_OWNER, RESERVED_STANDIN = "all", "_all"
+
+
+def owner_id(value: str) -> str:
+    """value as an owner id HyAtlas accepts: "all" becomes "_all"."""
+    return RESERVED_STANDIN if value == RESERVED_OWNER else value
+
 
 def coerce(key: str, value):
     """value as the field's type, clamped to its limits; ValueError if it cannot be."""

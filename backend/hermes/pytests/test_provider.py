@@ -47,6 +47,25 @@ class Identity(unittest.TestCase):
             json.dump({"user_id": "from-setting"}, f)
         self.assertEqual(new_provider(self, hermes_home=home).owner()["user_id"], "from-setting")
 
+    def test_a_profile_or_user_named_all_keeps_its_memories(self):
+        # "all" is reserved in HyAtlas (graph views read it as "every"), and
+        # every write naming it was refused: such a Hermes lost everything.
+        user = unique_user()
+        p = new_provider(self, user_id=user, agent_identity="all", session="all-1")
+        self.assertEqual(p.owner(), {"user_id": user, "agent_id": "_all"})
+        p.sync_turn("The all-profile test: the lamp is amber.", "Amber lamp noted.", session_id="all-1")
+        with self.assertNoLogs("hyatlas.hermes", level="WARNING"):
+            self.assertTrue(p.writer.flush(30))
+        rows = live_rows(user)
+        self.assertEqual([r["agent_id"] for r in rows], ["_all"], rows)
+        self.assertIn("amber", p.prefetch("What colour is the lamp?", session_id="all-2"))
+        g = new_provider(self, user_id="all", session="all-3")
+        self.assertEqual(g.owner()["user_id"], "_all")
+        marker = unique_user()
+        g.sync_turn(f"The all-user test {marker}: the mug is green.", "Green mug noted.", session_id="all-3")
+        self.assertTrue(g.writer.flush(30))
+        self.assertTrue(any(marker in r["content"] for r in live_rows("_all")))
+
     def test_non_primary_contexts_write_nothing(self):
         user = unique_user()
         for ctx in ("subagent", "cron", "flush"):
