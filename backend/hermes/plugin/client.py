@@ -4,9 +4,11 @@ The address and the token file come from the app's discovery file, read on
 every call, so an app that moved to another port or a token that changed is
 picked up at once. The client talks to loopback addresses only, never through
 a proxy, and never follows a redirect. The token is sent only to the app and
-never logged: before the first call with it to an address, the app proves it
-holds the token (GET /proof, an HMAC of a fresh nonce under the token), so a
-program that took the app's port gets neither the token nor any text.
+never logged: before the first call with it to an address, and again after
+any call there that could not connect or got no answer (the app may have
+stopped), the app proves it holds the token (GET /proof, an HMAC of a fresh
+nonce under the token), so a program that took the app's port gets neither
+the token nor any text.
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
 
-# (address, hash of the token) pairs whose server proved it holds the token.
+# (address, hash of the token) pairs whose server proved it holds the
+# token, since the last call to it that could not connect or got no answer
+# (or one that was not HyAtlas's: not a JSON object).
 _proven: set[tuple[str, str]] = set()
 _proven_lock = threading.Lock()
 
@@ -67,9 +71,22 @@ def proof(token: str, nonce: str) -> str:
     return hmac.new(token.encode("utf-8"), b"hyatlas proof\x00" + nonce.encode("ascii"), hashlib.sha256).hexdigest()
 
 
+def _proof_key(base: str, token: str) -> tuple[str, str]:
+    return base, hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _forget_proof(base: str, token: str) -> None:
+    """The server at base must prove itself again before it gets token:
+    after a connection error the app may have stopped, and whatever
+    answers on its port next is not known to be it."""
+    with _proven_lock:
+        _proven.discard(_proof_key(base, token))
+
+
 def _check_proof(base: str, token: str, timeout: float) -> None:
-    """Raises Unreachable unless the server at base proves it holds token (once per pair)."""
-    key = (base, hashlib.sha256(token.encode("utf-8")).hexdigest())
+    """Raises Unreachable unless the server at base proves it holds token
+    (once per pair, until a call to it fails to connect or to answer)."""
+    key = _proof_key(base, token)
     with _proven_lock:
         if key in _proven:
             return
@@ -209,7 +226,18 @@ class Client:
         if token:
             _check_proof(base, token, left())
             headers["Authorization"] = "Bearer " + token
-        req = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            return self._send(urllib.request.Request(url, data=data, headers=headers, method=method), base, left)
+        except Unreachable:
+            _forget_proof(base, token)  # the app may have stopped: whatever answers next proves itself first
+            raise
+        except ApiError as e:
+            if e.code == "bad_reply":
+                _forget_proof(base, token)
+            raise
+
+    def _send(self, req, base: str, left):
+        """Sends req and reads its JSON reply (see request)."""
         try:
             with _opener.open(req, timeout=left()) as resp:
                 raw = _read_by(resp, MAX_REPLY, left)

@@ -98,7 +98,7 @@ class StandInApp:
 
     proves = True  # answers /proof as HyAtlas does; False: a program that only took the port
 
-    def __init__(self):
+    def __init__(self, port: int = 0):
         self.delay = 0.0
         self.seen = []
         app = self
@@ -128,7 +128,7 @@ class StandInApp:
 
             do_GET = do_DELETE = do_POST
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.address = f"http://127.0.0.1:{self.server.server_address[1]}"

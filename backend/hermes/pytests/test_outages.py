@@ -281,6 +281,27 @@ class Misbehaving(unittest.TestCase):
         self.assertEqual([s for s in app.seen if s[1]], [], "the token went to a program that is not the app")
         self.assertEqual(p.writer.pending(), 1, "the write waits for the app instead")
 
+    def test_a_program_that_takes_the_port_after_the_app_stopped_gets_no_token(self):
+        # The app proved itself once; then it stopped and another program
+        # took its port (the discovery file's process still runs: a pid
+        # reused, or Windows). The proof is asked for again, so the token
+        # never reaches that program.
+        app = StandInApp()
+        port = app.server.server_address[1]
+        p = new_provider(self, plugin_dir=plugin_dir_for(app.address), user_id=unique_user())
+        p.client.request("GET", "/api/v1/status")
+        self.assertTrue(app.seen[-1][1].startswith("Bearer "))
+        app.close()
+        with self.assertRaises(hyatlas.client.Unreachable):
+            p.client.request("GET", "/api/v1/status")
+        squatter = StandInApp(port=port)
+        squatter.proves = False
+        self.addCleanup(squatter.close)
+        with self.assertRaises(hyatlas.client.Unreachable):
+            p.client.request("GET", "/api/v1/status")
+        self.assertEqual([s for s in squatter.seen if s[1]], [], "the token went to the program that took the port")
+        self.assertEqual([s[0] for s in squatter.seen], ["/proof"])
+
     def test_a_reply_that_is_not_an_object_raises_nothing(self):
         app = ScriptedApp({"/api/v1/search": [(200, [])], "/api/v1/prompt": [(200, ["x"])]})
         self.addCleanup(app.close)
