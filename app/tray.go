@@ -99,15 +99,7 @@ func (t *tray) onReady() {
 				runtime.WindowShow(t.ctx)
 				runtime.WindowUnminimise(t.ctx)
 			case <-browser.ClickedCh:
-				// The browser gets a page's path, not the sign-in link: a
-				// command line is readable by every user of the machine.
-				page, err := t.eng.SignInPage()
-				if err == nil {
-					err = openInBrowser(page)
-				}
-				if err != nil {
-					t.log.Error("could not open the dashboard in the browser", "err", err)
-				}
+				runtime.BrowserOpenURL(t.ctx, t.eng.API.DashboardURL(t.eng.BaseURL()))
 			case <-pause.ClickedCh:
 				t.eng.PauseExtraction(!t.eng.ExtractionPaused())
 				t.refresh(status, pause)

@@ -1,17 +1,12 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
-	"html"
 	"io/fs"
 	"net/http"
 	"path"
-	"path/filepath"
 	"strings"
 
-	"hyatlas/backend/atomicfile"
 	"hyatlas/backend/memory"
 )
 
@@ -75,30 +70,4 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"session": id})
 	return nil
-}
-
-// SignInPageFile is the name of the page SignInPage writes.
-const SignInPageFile = "hyatlas-sign-in.html"
-
-// SignInPage writes, in dir, a page (mode 0600) that takes the browser on
-// to a new one-time sign-in link to the dashboard of the server at base,
-// and returns its path. A program that opens the dashboard for the person
-// (the tray's item, through xdg-open and the browser) is given this path,
-// not the link: a command line is readable by every user of the machine,
-// and whoever redeems a sign-in code first gets the session it opens.
-func (s *Server) SignInPage(dir, base string) (string, error) {
-	link := s.DashboardURL(base)
-	js, err := json.Marshal(link)
-	if err != nil {
-		return "", fmt.Errorf("sign-in page: %w", err)
-	}
-	page := fmt.Sprintf(`<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">`+
-		`<meta http-equiv="refresh" content="0;url=%s"><title>HyAtlas</title>`+
-		`<script>location.replace(%s)</script><p><a href="%s">Open the HyAtlas dashboard</a></p>`+"\n",
-		html.EscapeString(link), js, html.EscapeString(link))
-	file := filepath.Join(dir, SignInPageFile)
-	if err := atomicfile.Write(file, []byte(page), 0o600); err != nil {
-		return "", fmt.Errorf("sign-in page: %w", err)
-	}
-	return file, nil
 }

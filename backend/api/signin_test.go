@@ -3,9 +3,6 @@ package api_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -49,36 +46,5 @@ func TestSignInCodeExpires(t *testing.T) {
 				}
 			})
 		})
-	}
-}
-
-// The page the tray opens in the browser carries a working one-time link
-// and is the user's alone (0600); its path, which goes on the opener's
-// command line, carries no code.
-func TestSignInPage(t *testing.T) {
-	s := api.New(api.Config{BindHost: "127.0.0.1", Auth: true, Token: testToken, SignIns: &api.SignIns{}}, nil, nil)
-	dir := t.TempDir()
-	page, err := s.SignInPage(dir, "http://127.0.0.1:19528")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(page, "code") || filepath.Dir(page) != dir {
-		t.Errorf("page path %q", page)
-	}
-	fi, err := os.Stat(page)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("page mode %v %v, want 0600", fi, err)
-	}
-	b, _ := os.ReadFile(page)
-	m := regexp.MustCompile(`location\.replace\("http://127\.0\.0\.1:19528/dashboard/\?code=([0-9a-f]+)"\)`).FindSubmatch(b)
-	if m == nil {
-		t.Fatalf("no sign-in link in the page:\n%s", b)
-	}
-	rec := httptest.NewRecorder()
-	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:19528/dashboard/session", strings.NewReader(`{"code":"`+string(m[1])+`"}`))
-	r.Header.Set("Content-Type", "application/json")
-	s.Handler().ServeHTTP(rec, r)
-	if rec.Code != http.StatusOK {
-		t.Errorf("the page's code: %d %s", rec.Code, rec.Body)
 	}
 }
