@@ -22,10 +22,11 @@ type callResult struct {
 //
 // No call starts once the endpoint is seen to be down: after a call came
 // back ErrEndpointDown (no connection, the key, the account, a rate
-// limit: any request would fail). Other failures (a timeout, a 5xx, an
-// unreadable or refused reply) may be the topic's own, so the pass goes
-// on: two bad topics first in the queue must not keep the others from
-// ever being called. Nor does one start while held() says the pass is held (a
+// limit: any request would fail), or after two went unanswered (a
+// timeout, a 5xx) with none succeeding. A reply the model did give but
+// that cannot be read or was refused is the topic's own, so the pass goes
+// on past it: two bad topics first in the queue must not keep the others
+// from ever being called. Nor does one start while held() says the pass is held (a
 // scheduled pass while extraction is paused). The clusters not called
 // stay due, uncharged, and count as pending. It returns whether a call
 // came back ErrEndpointDown.
@@ -42,7 +43,8 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 	var downErr error // the first ErrEndpointDown a call came back with
 	succeeded, done, started := 0, 0, 0
 	paused := false
-	endpointDown := func() bool { return downErr != nil } // under mu
+	unanswered := 0 // calls failed as an endpoint fails (a timeout, a 5xx), not by a reply of their own
+	endpointDown := func() bool { return downErr != nil || unanswered >= 2 && succeeded == 0 } // under mu
 	var wg sync.WaitGroup
 	for range max(1, min(s.cfg.Consolidate.Parallel, 4)) {
 		wg.Add(1)
@@ -72,6 +74,9 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 					failed = append(failed, callResult{job, err})
 					if errors.Is(err, ErrEndpointDown) && downErr == nil {
 						downErr = err
+					}
+					if !errors.Is(err, ErrUnparseable) && !errors.Is(err, ErrRejected) {
+						unanswered++
 					}
 				} else {
 					succeeded++
@@ -103,6 +108,8 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 			why = "extraction was paused"
 		case downErr != nil:
 			why = "the endpoint refused a call as it would any (no connection, the key, the account, a rate limit)"
+		case endpointDown():
+			why = "the first calls went unanswered (timeouts or server errors)"
 		}
 		rep.Errors = append(rep.Errors, fmt.Sprintf("%d clusters left for the next pass: %s", len(jobs)-started, why))
 	}
