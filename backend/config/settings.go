@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -65,8 +66,10 @@ func ReadSettings(dir string) (map[string]string, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	err = dec.Decode(&raw)
-	if err == nil && dec.More() {
-		err = errors.New("more follows the settings object")
+	if err == nil {
+		if _, next := dec.Token(); next != io.EOF {
+			err = errors.New("more follows the settings object")
+		}
 	}
 	if err != nil {
 		return out, fmt.Errorf("read %s: it is not a JSON object of settings: %w", filepath.Join(dir, SettingsFile), err)

@@ -152,7 +152,8 @@ func TestReadSettingsTakesNumbersAndBooleans(t *testing.T) {
 	if err != nil || len(got) != 2 || got["snapshot_keep"] != "7" || got["sync_extract"] != "true" {
 		t.Errorf("read %v %v", got, err)
 	}
-	for _, body := range []string{`{"snapshot_keep": [7]}`, `[1]`, `{"mode": {"a": 1}}`, `{"mode": "pro"} {"mode": "lite"`} {
+	for _, body := range []string{`{"snapshot_keep": [7]}`, `[1]`, `{"mode": {"a": 1}}`, `{"mode": "pro"} {"mode": "lite"`,
+		`{"mode": "pro"}}`, `{"mode": "pro"}]`} {
 		write(body)
 		if got, err := ReadSettings(dir); err == nil || len(got) != 0 {
 			t.Errorf("%s: read %v %v, want an error", body, got, err)

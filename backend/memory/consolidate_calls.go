@@ -43,7 +43,9 @@ func (s *Service) runJobs(ctx context.Context, jobs []*clusterJob, states map[st
 	var downErr error // the first ErrEndpointDown a call came back with
 	succeeded, done, started := 0, 0, 0
 	paused := false
-	unanswered := 0 // calls failed as an endpoint fails (a timeout, a 5xx), not by a reply of their own
+	// unanswered counts calls failed as an endpoint fails (a timeout, a
+	// 5xx), not by a reply of their own.
+	unanswered := 0
 	endpointDown := func() bool { return downErr != nil || unanswered >= 2 && succeeded == 0 } // under mu
 	var wg sync.WaitGroup
 	for range max(1, min(s.cfg.Consolidate.Parallel, 4)) {
