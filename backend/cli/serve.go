@@ -77,6 +77,7 @@ func hasDisplay(getenv func(string) string) bool {
 // flushes and closes the store. restart is true when the instance stopped
 // because POST /api/v1/restart asked it to.
 func serve(ctx context.Context, e Env, gui GUI) (restart bool, err error) {
+	defer engine.ReleaseInheritedListener() // a start that failed before Listen frees the port
 	cfg, err := loadConfig(e)
 	if err != nil {
 		return false, err

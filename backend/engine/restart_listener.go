@@ -77,3 +77,19 @@ func inheritedListener(port int) (net.Listener, error) {
 	}
 	return ln, nil
 }
+
+// ReleaseInheritedListener closes the listening socket a restart handed
+// over when this process did not take it (a start that failed before
+// Listen): left open, it would hold the port with nobody answering, and
+// clients would wait instead of being refused. After Listen it does
+// nothing.
+func ReleaseInheritedListener() {
+	v, ok := os.LookupEnv(ListenFDEnv)
+	if !ok {
+		return
+	}
+	_ = os.Unsetenv(ListenFDEnv)
+	if fd, err := strconv.Atoi(v); err == nil && fd >= 3 {
+		_ = os.NewFile(uintptr(fd), "hyatlas-listener").Close()
+	}
+}

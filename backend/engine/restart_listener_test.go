@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"syscall"
 	"testing"
@@ -67,4 +68,35 @@ func TestRestart_ThePortIsNeverFree(t *testing.T) {
 		t.Fatalf("healthz on the handed-over socket: %v %v", res, err)
 	}
 	res.Body.Close()
+}
+
+// A start that fails before it listens frees the port a restart handed
+// over, so clients are refused at once instead of waiting on a socket
+// nobody answers.
+func TestRestart_AStartThatFailsFreesThePort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Dup(int(f.Fd())) // the descriptor the restart handed over
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	f.Close()
+	ln.Close() // only the handed-over descriptor holds the port now
+	t.Setenv(ListenFDEnv, strconv.Itoa(fd))
+	ReleaseInheritedListener()
+	if _, ok := os.LookupEnv(ListenFDEnv); ok {
+		t.Error("the variable is still set")
+	}
+	again, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("the port is still held after the release: %v", err)
+	}
+	again.Close()
 }
