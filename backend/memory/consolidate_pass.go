@@ -101,6 +101,9 @@ func (s *Service) consolidate(ctx context.Context, scheduled bool) (Consolidatio
 		return f.report, f.err
 	}
 	s.consol.mu.Unlock()
+	if passJoined != nil {
+		passJoined()
+	}
 	select {
 	case <-f.done:
 		if !scheduled && f.held.Load() {
@@ -297,3 +300,7 @@ func (s *Service) nearestFacts(ctx context.Context, scope Scope) nearestFunc {
 		return out
 	}
 }
+
+// passJoined, when set (tests), runs when a call waits for the pass
+// already running.
+var passJoined func()

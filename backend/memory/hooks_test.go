@@ -16,3 +16,10 @@ func ImportWaits(f func()) (undo func()) {
 	importWaits = f
 	return func() { importWaits = nil }
 }
+
+// PassJoined sets what runs when a consolidation call waits for the pass
+// already running, for package memory_test.
+func PassJoined(f func()) (undo func()) {
+	passJoined = f
+	return func() { passJoined = nil }
+}

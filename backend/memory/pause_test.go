@@ -132,6 +132,8 @@ func TestConsolidate_APassAskedForDuringAHeldPassRunsItsOwn(t *testing.T) {
 	go func() { _, err := r.svc.ConsolidateScheduled(context.Background()); scheduled <- err }()
 	<-entered
 	paused.Store(true)
+	joined := make(chan struct{})
+	defer memory.PassJoined(func() { close(joined) })()
 	asked := make(chan memory.ConsolidationReport, 1)
 	go func() {
 		rep, err := r.svc.Consolidate(context.Background())
@@ -140,7 +142,7 @@ func TestConsolidate_APassAskedForDuringAHeldPassRunsItsOwn(t *testing.T) {
 		}
 		asked <- rep
 	}()
-	time.Sleep(50 * time.Millisecond) // let it join the running pass (the rule holds either way)
+	<-joined // it waits for the running pass
 	close(release)
 	if err := <-scheduled; err != nil {
 		t.Fatal(err)
