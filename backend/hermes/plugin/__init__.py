@@ -52,7 +52,10 @@ class HyatlasMemoryProvider(MemoryProvider):
         # session -> (block, {id: content}, handed): the session's latest
         # recall, and whether Hermes was given it already (a recall before a
         # turn was; one warmed for the next turn was not yet).
-        self._last: dict[str, tuple[str, dict[str, str], bool]] = {}
+        # Per session: the latest recall (block, the memories in it, whether
+        # Hermes was given it) and the ticket of the search that made it.
+        self._last: dict[str, tuple[str, dict[str, str], bool, int]] = {}
+        self._tickets = 0
         self._count = None
         self._ended = None  # the session whose end was sent last, until work goes on in one
         # For /undo: each session's latest turns, newest last, as (the
@@ -123,9 +126,15 @@ class HyatlasMemoryProvider(MemoryProvider):
         block = str(r.get("prompt") or "").strip()
         return text.fenced_prompt(block) + "\n\n" + tools_line if block else tools_line
 
+    def _ticket(self) -> int:
+        with self._lock:
+            self._tickets += 1
+            return self._tickets
+
     def _search(self, query: str, session_id: str, timeout: float, handed: bool) -> str:
         # More are asked for than are kept: the session's own turns, which
         # rank high (recent, on the same words), are left out.
+        ticket = self._ticket()  # taken as the search starts: a slower, older one never replaces it
         limit = self.settings["recall_limit"]
         body = dict(self.owner(), query=query, limit=min(limit + OWN_TURNS_MARGIN, 100), session_id=session_id)
         reply = self.client.request("POST", "/api/v1/search", body, timeout=timeout)
@@ -133,14 +142,23 @@ class HyatlasMemoryProvider(MemoryProvider):
         reply = text.without_own_turns(reply, session_id, limit)
         block, ids = text.format_recall(query, reply)
         contents = {h.get("memory_id"): str(h.get("content", "")) for _, h in text.hits_of(reply) if h.get("memory_id") in ids}
-        self._keep(session_id, block, contents, handed)
+        self._keep(session_id, block, contents, handed, ticket)
         return block
 
-    def _keep(self, session_id: str, block: str, contents: dict, handed: bool) -> None:
-        """Records the session's latest recall; handed: Hermes got it."""
+    def _keep(self, session_id: str, block: str, contents: dict, handed: bool, ticket: int = 0) -> None:
+        """Records the session's latest recall; handed: Hermes got it.
+
+        ticket orders recalls by when their search started (0: now): a
+        warm-up that answers after the turn's own recall does not replace
+        it, so feedback reads what Hermes was given and no later turn gets
+        the warm-up's older block."""
+        ticket = ticket or self._ticket()
         with self._lock:
+            kept = self._last.get(session_id)
+            if kept is not None and kept[3] > ticket:
+                return
             self._last.pop(session_id, None)  # the newest goes last, the oldest first
-            self._last[session_id] = (block, contents, handed)
+            self._last[session_id] = (block, contents, handed, ticket)
             while len(self._last) > LAST_KEPT:
                 self._last.pop(next(iter(self._last)))
             if handed:
@@ -167,7 +185,7 @@ class HyatlasMemoryProvider(MemoryProvider):
             block, contents = "", {}
             if isinstance(e, TimedOut):
                 with self._lock:
-                    block, contents, handed = self._last.get(session_id, ("", {}, True))
+                    block, contents, handed, _ = self._last.get(session_id, ("", {}, True, 0))
                 if handed:
                     block, contents = "", {}
             self._keep(session_id, block, contents, True)
@@ -220,7 +238,7 @@ class HyatlasMemoryProvider(MemoryProvider):
         if session_id == self._ended:
             self._ended = None  # an ended session taken up again: its next end is sent
         with self._lock:
-            _, recalled, handed = self._last.get(session_id, ("", {}, False))
+            _, recalled, handed, _ = self._last.get(session_id, ("", {}, False, 0))
         # Only what this turn's recall gave Hermes can have been used.
         used = text.used_memories(str(assistant_content or ""), recalled if handed else {})
         if used:

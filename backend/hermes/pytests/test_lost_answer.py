@@ -102,7 +102,7 @@ class LostAnswers(unittest.TestCase):
         self.addCleanup(proxy.close)
         p = new_provider(self, plugin_dir=plugin_dir_for(proxy.address), user_id=user)
         with p._lock:
-            p._last["fb"] = ("", {stored["memory_id"]: "Lost answer test: the kayak is yellow"}, True)  # handed to Hermes
+            p._last["fb"] = ("", {stored["memory_id"]: "Lost answer test: the kayak is yellow"}, True, 0)  # handed to Hermes
         p.sync_turn("What colour is the kayak?", "Lost answer test noted: the kayak is yellow.", session_id="fb")
         self.assertTrue(p.writer.flush(30))
         self.assertEqual(proxy.writes, 2, "the feedback whose answer was lost was not sent again")

@@ -144,6 +144,41 @@ class Turns(unittest.TestCase):
             time.sleep(0.05)
         self.assertIn("Miso", p._last["q2"][0])
 
+    def test_a_warm_up_that_answers_late_keeps_the_turns_own_recall(self):
+        # The warm-up for a turn (asked after the turn before) answers only
+        # after the turn's own recall: the recall Hermes was given stays the
+        # session's, so its feedback is sent and no later turn gets the
+        # warm-up's block.
+        import threading
+        user = unique_user()
+        p = new_provider(self, user_id=user, session="w0")
+        p.sync_turn("Dana drinks green tea every morning.", "Green tea it is.", session_id="w0")
+        p.sync_turn("Our project is called Foxtrot.", "Noted: Foxtrot.", session_id="w0")
+        self.assertTrue(p.writer.flush(30))
+        gate, real = threading.Event(), p.client.request
+
+        def request(method, path, body=None, timeout=None, **kw):
+            if path == "/api/v1/search" and "drink" in str((body or {}).get("query", "")):
+                gate.wait(10)  # the warm-up's search is slow
+            return real(method, path, body, timeout=timeout, **kw)
+
+        warmed, keep = threading.Event(), p._keep
+
+        def kept(session_id, block, contents, handed, ticket=0):
+            keep(session_id, block, contents, handed, ticket)
+            if not handed:
+                warmed.set()  # the warm-up's answer was dealt with
+
+        p.client.request, p._keep = request, kept
+        p.queue_prefetch("What does Dana drink?", session_id="w1")
+        got = p.prefetch("What is our project called?", session_id="w1")
+        self.assertIn("Foxtrot", got)
+        gate.set()
+        self.assertTrue(warmed.wait(20), "the warm-up never answered")
+        block, _, handed, _ = p._last["w1"]
+        self.assertIn("Foxtrot", block, "the late warm-up replaced the recall Hermes was given")
+        self.assertTrue(handed)
+
     def test_the_current_sessions_own_turns_are_not_recalled_into_it(self):
         # The turn is still in Hermes's context: recalled, it came back into
         # the same conversation, and a reply repeating it strengthened it.
