@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -99,15 +100,9 @@ func asksWhen(q string) bool {
 // "great, thanks!", "got it", "thank you so much", "sounds good, go
 // ahead"). The Hermes plugin's is_trivial (backend/hermes/plugin/text.py)
 // holds the same list: keep the two alike.
-var acknowledgementWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`ok okay k kk yes yeah yep yup no nope nah thanks thank thx ty tysm you
-		cool great nice good perfect awesome fine sure alright all right done continue go on ahead please
-		got it sounds so much a lot very hi hello hey bye goodbye goodnight lol wow ah oh`) {
-		m[w] = true
-	}
-	return m
-}()
+var acknowledgementWords = wordSet(`ok okay k kk yes yeah yep yup no nope nah thanks thank thx ty tysm you
+	cool great nice good perfect awesome fine sure alright all right done continue go on ahead please
+	got it sounds so much a lot very hi hello hey bye goodbye goodnight lol wow ah oh`)
 
 // greetingTimes are greeting words after "good" ("good evening"); alone
 // they are a question's words ("evening deploy").
@@ -191,24 +186,11 @@ func wordSet(words string) map[string]bool {
 // onlyGeneric reports whether every term is a generic word (or there is
 // none).
 func onlyGeneric(terms []string) bool {
-	return onlyOf(terms, genericWords, nil)
+	return !slices.ContainsFunc(terms, func(t string) bool { return !genericWords[t] })
 }
 
 // onlyPlanning reports whether every term is a generic word or a plan
 // noun (or there is none).
 func onlyPlanning(terms []string) bool {
-	return onlyOf(terms, genericWords, planNouns)
-}
-
-func onlyOf(terms []string, sets ...map[string]bool) bool {
-	for _, t := range terms {
-		in := false
-		for _, set := range sets {
-			in = in || set[t]
-		}
-		if !in {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(terms, func(t string) bool { return !genericWords[t] && !planNouns[t] })
 }
