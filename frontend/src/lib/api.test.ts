@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, SIGNED_OUT, getStatus, linkOutcome, retire, signInFromLink, waitForRestart } from './api';
+import {
+  ApiError,
+  REQUEST_TIMEOUT_MS,
+  SIGNED_OUT,
+  createSnapshot,
+  getStatus,
+  linkOutcome,
+  retire,
+  signInFromLink,
+  waitForRestart,
+} from './api';
 
 const sample = {
   status: 'ok',
@@ -40,6 +50,14 @@ function mockFetch(impl: (...args: Parameters<typeof fetch>) => Promise<Response
   return fn;
 }
 
+/** A fetch to a server that never answers: it ends only when aborted. */
+function hangingFetch(_input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  return new Promise((_resolve, reject) => {
+    const signal = init?.signal;
+    signal?.addEventListener('abort', () => reject(new DOMException('The operation was aborted.', 'AbortError')));
+  });
+}
+
 async function caught(p: Promise<unknown>): Promise<ApiError> {
   try {
     await p;
@@ -67,11 +85,14 @@ describe('getStatus', () => {
     expect(init?.credentials).toBe('same-origin');
   });
 
-  it('passes the abort signal through', async () => {
-    const fn = mockFetch(async () => Response.json(sample));
+  it('passes the caller\'s abort on to the request, as an abort and not a timeout', async () => {
+    const fn = mockFetch(hangingFetch);
     const ctrl = new AbortController();
-    await getStatus(ctrl.signal);
-    expect(fn.mock.calls[0][1]?.signal).toBe(ctrl.signal);
+    const p = caught(getStatus(ctrl.signal));
+    ctrl.abort();
+    const err = await p;
+    expect(fn.mock.calls[0][1]?.signal?.aborted).toBe(true);
+    expect(err.code).toBe('unreachable');
   });
 
   it('turns the server error shape into an ApiError', async () => {
@@ -192,5 +213,65 @@ describe('retire', () => {
     expect(url).toBe('/api/v1/memories/m%201/retire');
     expect(init?.method).toBe('POST');
     expect(JSON.parse(String(init?.body))).toEqual(body);
+  });
+});
+
+describe('a server that does not answer', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each([
+    ['a read', () => getStatus(), /try again in a moment/],
+    ['a change', () => retire('m1', 'wrong'), /the change may still be made once it catches up/],
+  ])('%s gives up after the time limit with a clear timeout', async (_name, call, says) => {
+    vi.useFakeTimers();
+    mockFetch(hangingFetch);
+    const p = caught(call());
+    await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS - 1);
+    let settled = false;
+    void p.then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const err = await p;
+    expect(err.status).toBe(0);
+    expect(err.code).toBe('timeout');
+    expect(err.message).toMatch(says);
+    expect(err.message).toContain(`${REQUEST_TIMEOUT_MS / 1000} s`);
+  });
+
+  it('gives up when the answer starts but its body never ends', async () => {
+    vi.useFakeTimers();
+    mockFetch(async (_input, init) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(ctl) {
+          ctl.enqueue(new TextEncoder().encode('{"status":'));
+          init?.signal?.addEventListener('abort', () => ctl.error(new DOMException('aborted', 'AbortError')));
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
+    });
+    const p = caught(getStatus());
+    await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS);
+    expect((await p).code).toBe('timeout');
+  });
+
+  it('leaves no timer behind once answered', async () => {
+    vi.useFakeTimers();
+    mockFetch(async () => Response.json(sample));
+    await getStatus();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('waits as long as it takes for long work (a snapshot)', async () => {
+    vi.useFakeTimers();
+    let answer: (r: Response) => void = () => {};
+    const fn = mockFetch(() => new Promise<Response>((resolve) => (answer = resolve)));
+    const p = createSnapshot();
+    await vi.advanceTimersByTimeAsync(10 * REQUEST_TIMEOUT_MS);
+    expect(fn.mock.calls[0][1]?.signal ?? null).toBeNull();
+    answer(Response.json({ id: 's1' }));
+    expect(await p).toEqual({ id: 's1' });
   });
 });

@@ -124,17 +124,88 @@ async function errorFromResponse(res: Response): Promise<ApiError> {
   return new ApiError(res.status, `http_${res.status}`, fallback);
 }
 
-/** Sends a request to the API; resolves with a 2xx response, rejects with an ApiError. */
-async function send(path: string, init: RequestInit = {}): Promise<Response> {
+/**
+ * How long a request waits for HyAtlas's answer before the page gives up
+ * and says so (a frozen or overloaded server would otherwise leave a
+ * button spinning for good). Work that may rightly take longer (imports,
+ * exports, snapshots, a consolidation pass, the keyring, a native dialog)
+ * passes NO_TIMEOUT; the connection test waits longer than the server's own
+ * 30 s limit for it.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** For requests that wait for long work or for the user: no time limit. */
+export const NO_TIMEOUT = 0;
+const TEST_TIMEOUT_MS = 45_000;
+
+/**
+ * A time limit for one request, chained to the caller's own signal (an
+ * abort by the caller stays an abort, not a timeout).
+ */
+class Deadline {
+  readonly signal: AbortSignal | undefined;
+  expired = false;
+  private readonly ctl = new AbortController();
+  private readonly timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly unchain: () => void = () => {};
+
+  constructor(caller: AbortSignal | null | undefined, ms: number) {
+    if (ms <= 0) {
+      this.signal = caller ?? undefined;
+      return;
+    }
+    this.signal = this.ctl.signal;
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.ctl.abort();
+    }, ms);
+    if (caller) {
+      const follow = () => this.ctl.abort(caller.reason);
+      if (caller.aborted) follow();
+      else {
+        caller.addEventListener('abort', follow, { once: true });
+        this.unchain = () => caller.removeEventListener('abort', follow);
+      }
+    }
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.unchain();
+  }
+}
+
+/**
+ * The error for a request that got no answer in time. A write may still be
+ * made once HyAtlas catches up, so it says to look before trying again.
+ */
+function timeoutError(method: string | undefined, ms: number): ApiError {
+  const s = Math.round(ms / 1000);
+  const read = !method || method.toUpperCase() === 'GET';
+  return new ApiError(
+    0,
+    'timeout',
+    read
+      ? `HyAtlas did not answer within ${s} s (busy, or not responding); try again in a moment`
+      : `HyAtlas did not answer within ${s} s (busy, or not responding): the change may still be made once it catches up, so look before you try again`,
+  );
+}
+
+/**
+ * Sends a request to the API; resolves with a 2xx response, rejects with an
+ * ApiError. With a deadline, its expiry is a 'timeout' ApiError.
+ */
+async function send(path: string, init: RequestInit = {}, deadline?: Deadline, timeoutMs = 0): Promise<Response> {
   let res: Response;
   try {
     const session = storedSession();
     res = await fetch(API_PREFIX + path, {
       ...init,
+      ...(deadline ? { signal: deadline.signal } : {}),
       credentials: 'same-origin',
       headers: { Accept: 'application/json', ...(session ? { [SESSION_HEADER]: session } : {}), ...init.headers },
     });
   } catch (err) {
+    if (deadline?.expired) throw timeoutError(init.method, timeoutMs);
     const reason = err instanceof Error ? err.message : String(err);
     // No answer at all: HyAtlas stopped or is restarting. A write may not
     // have been stored; the page says so in words, with the browser's reason.
@@ -146,12 +217,22 @@ async function send(path: string, init: RequestInit = {}): Promise<Response> {
   return res;
 }
 
-async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const res = await send(path, init);
+/**
+ * Sends a request and reads its JSON answer, within timeoutMs (the body
+ * included; NO_TIMEOUT for none).
+ */
+async function request<T>(path: string, init: RequestInit = {}, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+  const deadline = new Deadline(init.signal, timeoutMs);
   try {
-    return (await res.json()) as T;
-  } catch {
-    throw new ApiError(res.status, 'bad_response', 'the server answered with invalid JSON');
+    const res = await send(path, init, deadline, timeoutMs);
+    try {
+      return (await res.json()) as T;
+    } catch {
+      if (deadline.expired) throw timeoutError(init.method, timeoutMs);
+      throw new ApiError(res.status, 'bad_response', 'the server answered with invalid JSON');
+    }
+  } finally {
+    deadline.clear();
   }
 }
 
@@ -231,11 +312,11 @@ export const getPrompt = (user_id = '') =>
   request<PromptBlock>(`/prompt${user_id ? `?user_id=${encodeURIComponent(user_id)}` : ''}`);
 
 export const listSnapshots = () => request<{ snapshots: Snapshot[] }>('/snapshots');
-export const createSnapshot = () => request<Snapshot>('/snapshots', json('POST'));
+export const createSnapshot = () => request<Snapshot>('/snapshots', json('POST'), NO_TIMEOUT);
 export const verifySnapshot = (id: string) =>
-  request<{ ok: boolean }>(`/snapshots/${encodeURIComponent(id)}/verify`, json('POST'));
+  request<{ ok: boolean }>(`/snapshots/${encodeURIComponent(id)}/verify`, json('POST'), NO_TIMEOUT);
 export const restoreSnapshot = (id: string) =>
-  request<RestoreReport>(`/snapshots/${encodeURIComponent(id)}/restore`, json('POST'));
+  request<RestoreReport>(`/snapshots/${encodeURIComponent(id)}/restore`, json('POST'), NO_TIMEOUT);
 export const deleteSnapshot = (id: string) =>
   request<{ deleted: boolean }>(`/snapshots/${encodeURIComponent(id)}`, { method: 'DELETE' });
 
@@ -270,24 +351,24 @@ export async function downloadExport(format: ExportFormat, doc: Document = docum
 
 /** A browser tab's import: the file's bytes as POST /api/v1/import's body. */
 export const uploadImport = (file: Blob) =>
-  request<ImportReport>('/import', { method: 'POST', headers: { 'Content-Type': 'application/x-ndjson' }, body: file });
+  request<ImportReport>('/import', { method: 'POST', headers: { 'Content-Type': 'application/x-ndjson' }, body: file }, NO_TIMEOUT);
 
 /** The window's export: HyAtlas asks where (a native dialog) and writes the file. */
-export const windowExport = (format: ExportFormat) => request<ExportedFile>(`/window/export?format=${format}`, json('POST'));
+export const windowExport = (format: ExportFormat) => request<ExportedFile>(`/window/export?format=${format}`, json('POST'), NO_TIMEOUT);
 
 /** The window's import, step 1: HyAtlas asks which file (a native dialog); nothing is read yet. */
-export const windowChooseImport = () => request<ChosenFile>('/window/import/choose', json('POST'));
+export const windowChooseImport = () => request<ChosenFile>('/window/import/choose', json('POST'), NO_TIMEOUT);
 
 /** The window's import, step 2: HyAtlas imports the export chosen in step 1. */
-export const windowImport = (path: string) => request<ImportedFile>('/window/import', json('POST', { path }));
+export const windowImport = (path: string) => request<ImportedFile>('/window/import', json('POST', { path }), NO_TIMEOUT);
 
 /** The largest export HyAtlas imports (4 GiB). */
 export const MAX_IMPORT_BYTES = 4 * 2 ** 30;
 
-export const keyStatus = () => request<KeyStatus>('/settings/llm-key');
+export const keyStatus = () => request<KeyStatus>('/settings/llm-key', {}, NO_TIMEOUT); // the keyring may ask to be unlocked
 export const saveKey = (key: string, memoryOnly = false) =>
-  request<KeyStatus>('/settings/llm-key', json('PUT', { key, memory_only: memoryOnly }));
-export const deleteKey = () => request<KeyStatus>('/settings/llm-key', { method: 'DELETE' });
+  request<KeyStatus>('/settings/llm-key', json('PUT', { key, memory_only: memoryOnly }), NO_TIMEOUT);
+export const deleteKey = () => request<KeyStatus>('/settings/llm-key', { method: 'DELETE' }, NO_TIMEOUT);
 
 export const egress = (limit = 50) => request<{ calls: EgressCall[] }>(`/egress?limit=${limit}`);
 
@@ -304,7 +385,7 @@ export const setAutostart = (enabled: boolean) =>
 export const getSettings = () => request<SettingsState>('/settings');
 export const putSettings = (values: Record<string, string>) => request<SettingsState>('/settings', json('PUT', values));
 export const testConnection = (llm_base: string, llm_model: string) =>
-  request<ConnectionTest>('/settings/test', json('POST', { llm_base, llm_model }));
+  request<ConnectionTest>('/settings/test', json('POST', { llm_base, llm_model }), TEST_TIMEOUT_MS);
 export const restartApp = () => request<{ restarting: boolean }>('/restart', json('POST'));
 
 export const apiToken = () => request<{ token: string }>('/token');
@@ -328,7 +409,7 @@ export const graphHistory = (user_id = '') =>
   request<GraphHistory>(`/graph/history${user_id ? `?user_id=${encodeURIComponent(user_id)}` : ''}`);
 export const graphNode = (id: string) => request<GraphNeighbourhood>(`/graph?node=${encodeURIComponent(id)}`);
 export const digestNow = () =>
-  request<{ digest_ok: boolean; reason?: string; report?: PassReport }>('/digest', json('POST'));
+  request<{ digest_ok: boolean; reason?: string; report?: PassReport }>('/digest', json('POST'), NO_TIMEOUT);
 
 /** What a consolidation pass did (POST /digest's report). */
 export interface PassReport {

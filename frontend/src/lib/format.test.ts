@@ -123,6 +123,9 @@ describe('layers and wording', () => {
     expect(errorText(new ApiError(0, 'unreachable', 'HyAtlas did not answer (stopped or restarting?); try again once it is back (fetch failed)'))).toBe(
       'Cannot reach the HyAtlas server: it stopped or is restarting.',
     );
+    expect(errorText(new ApiError(0, 'timeout', 'HyAtlas did not answer within 30 s'))).toBe(
+      'The HyAtlas server did not answer in time: it is busy or not responding.',
+    );
   });
 });
 

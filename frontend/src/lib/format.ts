@@ -114,6 +114,7 @@ export function errorKind(err: ApiError): ErrorKind {
 
 /** Banner text for failures other than 401 (which has its own markup). */
 export function errorText(err: ApiError): string {
+  if (err.code === 'timeout') return 'The HyAtlas server did not answer in time: it is busy or not responding.';
   if (err.status === 0) return 'Cannot reach the HyAtlas server: it stopped or is restarting.';
   return `The server answered ${err.status} ${err.code}: ${err.message}.`;
 }
