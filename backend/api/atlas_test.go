@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -67,6 +69,33 @@ func TestAtlasVerbs(t *testing.T) {
 		}
 	}
 
+	// Paging by `next`: GET (query) and POST (body) walk the whole list.
+	for _, method := range []string{"GET", "POST"} {
+		var got []string
+		after := ""
+		for range 10 {
+			var r resp
+			if method == "GET" {
+				r = a.do(req{path: "/api/v1/list?user_id=u1&sort=strength&limit=3&after=" + url.QueryEscape(after)})
+			} else {
+				body, _ := json.Marshal(map[string]any{"user_id": "u1", "sort": "strength", "limit": 3, "after": after})
+				r = a.do(req{method: "POST", path: "/api/v1/list", body: string(body)})
+			}
+			page := r.json(t)
+			for _, it := range page["memories"].([]any) {
+				got = append(got, it.(map[string]any)["memory_id"].(string))
+			}
+			next, _ := page["next"].(string)
+			if next == "" {
+				break
+			}
+			after = next
+		}
+		if want := []string{workers, tuesday, tailwind, goal}; strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s pages by next = %v, want %v", method, got, want)
+		}
+	}
+
 	p := a.do(req{path: "/api/v1/prompt?user_id=u1"}).json(t)
 	want := "## Persistent Memory\n<persistent-memory>\n" + memory.PromptDataNote +
 		"\n- (preference) Ships on Cloudflare Workers\n- (fact) Tuesday is no-meeting day\n- (style) Prefers Tailwind tokens, never raw hex\n</persistent-memory>"
@@ -102,6 +131,10 @@ func TestAtlasVerbs(t *testing.T) {
 		{"GET", "/api/v1/list?min_strength=2", ``, 422},
 		{"GET", "/api/v1/list?min_strength=0.8&max_strength=0.2", ``, 422},
 		{"GET", "/api/v1/list?sort=colour", ``, 422},
+		{"GET", "/api/v1/list?after=not-a-page", ``, 422},
+		{"GET", "/api/v1/list?after=strength.1.0.m1", ``, 422}, // another sort's
+		{"GET", "/api/v1/list?after=date.1.0.m1&offset=3", ``, 422},
+		{"POST", "/api/v1/list", `{"after": 5}`, 400},
 		{"GET", "/api/v1/prompt?limit=0x", ``, 400},
 		{"GET", "/api/v1/prompt?limit=500", ``, 422},
 		{"GET", "/api/v1/export?format=pdf", ``, 422},

@@ -119,6 +119,7 @@ type ListRequest struct {
 	MaxStrength       *float64  `json:"max_strength"`
 	Q                 string    `json:"q"` // only memories whose text contains it
 	Sort              string    `json:"sort"`
+	After             string    `json:"after"` // a page's `next`: the page starts after that page's last row
 }
 
 // list serves GET (query string) and POST (JSON body; its fields win).
@@ -139,7 +140,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	in := memory.ListInput{Layer: req.Layer, UserID: req.UserID, AgentID: req.AgentID,
 		Limit: req.Limit, Offset: req.Offset, IncludeRaw: true, Category: req.Category,
-		MinStrength: req.MinStrength, MaxStrength: req.MaxStrength, Text: req.Q, Sort: req.Sort}
+		MinStrength: req.MinStrength, MaxStrength: req.MaxStrength, Text: req.Q, Sort: req.Sort, After: req.After}
 	if req.IncludeRaw != nil {
 		in.IncludeRaw = bool(*req.IncludeRaw)
 	}
@@ -159,7 +160,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 		items[i] = toListItem(m)
 	}
 	writeJSON(w, http.StatusOK, ListResponse{
-		Total: res.Total, Offset: res.Offset, Limit: res.Limit, Memories: items,
+		Total: res.Total, Offset: res.Offset, Limit: res.Limit, Memories: items, Next: res.Next.String(),
 		Layers: layerCounts(st.Live), GraphNodes: st.GraphNodes, GraphEdges: st.GraphEdges,
 	})
 	return nil
@@ -181,7 +182,7 @@ func listFromQuery(r *http.Request) (ListRequest, error) {
 	if req.IncludeSuperseded, err = queryBool(q.Get("include_superseded"), "include_superseded"); err != nil {
 		return req, err
 	}
-	req.Category, req.Q, req.Sort = q.Get("category"), q.Get("q"), q.Get("sort")
+	req.Category, req.Q, req.Sort, req.After = q.Get("category"), q.Get("q"), q.Get("sort"), q.Get("after")
 	if req.MinStrength, err = queryFloat(q.Get("min_strength"), "min_strength"); err != nil {
 		return req, err
 	}

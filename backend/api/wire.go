@@ -196,6 +196,7 @@ type ListResponse struct {
 	Offset     int                  `json:"offset"`
 	Limit      int                  `json:"limit"`
 	Memories   []ListItem           `json:"memories"`
+	Next       string               `json:"next,omitempty"` // the next page's `after`; absent on the last page
 	Layers     map[memory.Layer]int `json:"layers"`
 	GraphNodes int                  `json:"graph_nodes"`
 	GraphEdges int                  `json:"graph_edges"`

@@ -145,7 +145,10 @@ type ListFilter struct {
 	// ASCII letters).
 	Text string
 	// ByStrength orders strongest first (then newest).
-	ByStrength    bool
+	ByStrength bool
+	// After, when set, starts the page right after its row in the order
+	// above (Offset then counts from there); the total still counts all.
+	After         ListCursor
 	Offset, Limit int
 }
 

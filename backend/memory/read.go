@@ -27,6 +27,9 @@ type ListInput struct {
 	MaxStrength    *float64
 	Text           string // only rows whose text contains this
 	Sort           string // "date" (newest first, the default), "oldest" or "strength" (strongest first)
+	// After is a page's Next: the page starts right after that page's
+	// last row (ParseListCursor; not with Offset).
+	After string
 }
 
 // maxListText bounds the text filter of a list.
@@ -39,6 +42,9 @@ type ListResult struct {
 	Offset   int
 	Limit    int
 	Memories []Memory
+	// Next is where the following page starts (ListInput.After); zero
+	// when no row follows.
+	Next ListCursor
 }
 
 // List returns a page of memories of the owners in scope (a user id covers
@@ -80,8 +86,10 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	if len(f.Text) > maxListText || len(f.Category) > maxCategoryLen {
 		return ListResult{}, Errorf(EINVALID, "text filters are at most %d bytes", maxListText)
 	}
-	switch in.Sort {
+	sort := in.Sort
+	switch sort {
 	case "", "date":
+		sort = "date"
 	case "oldest":
 		f.Oldest = true
 	case "strength":
@@ -89,6 +97,13 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	default:
 		return ListResult{}, Errorf(EINVALID, "sort must be date, oldest or strength, not %q", in.Sort)
 	}
+	if f.After, err = ParseListCursor(in.After, sort); err != nil {
+		return ListResult{}, err
+	}
+	if !f.After.IsZero() && in.Offset != 0 {
+		return ListResult{}, Errorf(EINVALID, "after and offset do not go together: after already says where the page starts")
+	}
+	f.Limit++ // one more row says whether a next page exists
 	switch {
 	case layer != "":
 		f.Layers = []Layer{layer}
@@ -99,7 +114,12 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list memories: %w", err)
 	}
-	return ListResult{Total: total, Offset: in.Offset, Limit: limit, Memories: rows}, nil
+	res := ListResult{Total: total, Offset: in.Offset, Limit: limit, Memories: rows}
+	if len(rows) > limit {
+		res.Memories = rows[:limit]
+		res.Next = cursorAfter(sort, rows[limit-1])
+	}
+	return res, nil
 }
 
 // Detail is one memory with its story: every recorded change, the row that

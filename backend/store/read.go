@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -153,7 +154,6 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 	// unary + keeps the planner off the match list; sorting 23,000 matches
 	// of a common word cost 80 ms).
 	from, args := " FROM memories", w.args
-	page := from + w.sql()
 	if match != "" {
 		from = " FROM (SELECT rowid AS fts_seq FROM memories_fts WHERE memories_fts MATCH ?) CROSS JOIN memories ON seq = fts_seq"
 		args = append([]any{match}, w.args...)
@@ -162,14 +162,20 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*)`+from+w.sql(), args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count memories: %w", err)
 	}
-	pageArgs := args
-	switch {
-	case match != "" && total > manyMatches:
+	// The page, unlike the count, starts after the cursor.
+	pw := where{conds: slices.Clone(w.conds), args: slices.Clone(w.args)}
+	if !f.After.IsZero() {
+		cond, args := afterCursor(f)
+		pw.add(cond, args...)
+	}
+	page, pageArgs := from+pw.sql(), pw.args
+	if match != "" {
+		pageArgs = append([]any{match}, pw.args...)
+	}
+	if match != "" && total > manyMatches {
 		var many where
-		many.conds = append([]string{`+seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)`}, w.conds...)
-		page, pageArgs = " FROM memories"+many.sql(), args
-	case match != "":
-		page = from + w.sql()
+		many.conds = append([]string{`+seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?)`}, pw.conds...)
+		page = " FROM memories" + many.sql()
 	}
 	var out []memory.Memory
 	err := s.query(ctx, `SELECT `+memoryColumns+page+order+` LIMIT ? OFFSET ?`,
@@ -183,6 +189,25 @@ func (s *Store) List(ctx context.Context, f memory.ListFilter) ([]memory.Memory,
 		return nil, 0, fmt.Errorf("list memories: %w", err)
 	}
 	return out, total, nil
+}
+
+// afterCursor is List's condition for the rows after f.After in f's
+// order. The cursor's row decides among rows of its millisecond by its
+// store order (seq); when it was deleted since, all of them follow (a
+// row listed twice is better than one skipped).
+func afterCursor(f memory.ListFilter) (string, []any) {
+	c := f.After
+	ms := c.CreatedAt.UnixMilli()
+	if f.Oldest {
+		seq := `COALESCE((SELECT seq FROM memories WHERE id = ?), -1)`
+		return `(created_at > ? OR (created_at = ? AND seq > ` + seq + `))`, []any{ms, ms, c.ID}
+	}
+	seq := `COALESCE((SELECT seq FROM memories WHERE id = ?), 9223372036854775807)`
+	newer := `(created_at < ? OR (created_at = ? AND seq < ` + seq + `))`
+	if f.ByStrength {
+		return `(strength < ? OR (strength = ? AND ` + newer + `))`, []any{c.Strength, c.Strength, ms, ms, c.ID}
+	}
+	return newer, []any{ms, ms, c.ID}
 }
 
 // Keyword ranks live rows in scope by BM25 over the porter-stemmed index;

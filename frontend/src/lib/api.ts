@@ -266,6 +266,8 @@ export interface ListQuery {
   include_raw?: boolean;
   limit?: number;
   offset?: number;
+  /** A page's `next`: the page starts right after that page's last row. */
+  after?: string;
 }
 
 /** GET /api/v1/list */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LIMIT, MissedChanges, OVERLAP, appendNew, readFirst, readNext, type ReadPage } from './atlasList';
+import { MAX_LIMIT, MissedChanges, appendNew, readFirst, readNext, type ReadPage } from './atlasList';
 import type { ListItem } from './types';
 
 const row = (id: string): ListItem => ({
@@ -7,44 +7,53 @@ const row = (id: string): ListItem => ({
 });
 const ids = (rows: ListItem[]) => rows.map((m) => m.memory_id);
 
-/** A server list of n rows (m0, m1, ...) that can change between requests; asked records each request. */
+/**
+ * A server list of n rows (m0, m1, ...) that can change between requests,
+ * paged as the API pages: `next` names the page's last row, and the next
+ * page starts after it (where it would stand: rows keep their order). asked
+ * records each request.
+ */
 function server(n: number) {
-  const s = { rows: Array.from({ length: n }, (_, i) => row(`m${i}`)), asked: [] as [number, number][] };
-  const read: ReadPage = async (offset, limit) => {
+  const s = { rows: Array.from({ length: n }, (_, i) => row(`m${i}`)), asked: [] as [string, number][] };
+  const order = (id: string) => (id.startsWith('new') ? -1 - Number(id.slice(3)) : Number(id.slice(1)));
+  const read: ReadPage = async (after, limit) => {
     expect(limit).toBeLessThanOrEqual(MAX_LIMIT);
-    s.asked.push([offset, limit]);
-    return { total: s.rows.length, offset, limit, memories: s.rows.slice(offset, offset + limit) };
+    s.asked.push([after, limit]);
+    const from = after === '' ? 0 : s.rows.findIndex((m) => order(m.memory_id) > order(after));
+    const memories = from < 0 ? [] : s.rows.slice(from, from + limit);
+    const more = from >= 0 && from + limit < s.rows.length;
+    return { total: s.rows.length, offset: 0, limit, memories, ...(more ? { next: memories[memories.length - 1].memory_id } : {}) };
   };
   return { s, read };
 }
 
 describe('a next page', () => {
-  it('lists a memory once when an agent wrote above the end (the rows moved down)', async () => {
+  it('lists a memory once when an agent wrote above the end', async () => {
     const { s, read } = server(400);
     const first = await readFirst(200, read);
     s.rows.unshift(row('new1'), row('new2'));
-    const next = await readNext(first.end, 200, read);
+    const next = await readNext(first.next, 200, read);
     const all = appendNew(first.memories, next.memories);
     expect(new Set(ids(all)).size).toBe(all.length);
     expect(ids(all).slice(198, 202)).toEqual(['m198', 'm199', 'm200', 'm201']);
   });
 
-  it('skips no row when rows above the end were retired meanwhile', async () => {
+  it.each([
+    ['above the end', 10, 30],
+    ['the last row read, and more above it', 180, 20],
+  ])('skips no row when rows %s were removed meanwhile', async (_name, at, count) => {
     const { s, read } = server(400);
     const first = await readFirst(200, read);
-    s.rows.splice(10, 3); // m10..m12 retired: m200.. moved up by three
-    const next = await readNext(first.end, 200, read);
-    const all = appendNew(first.memories, next.memories);
-    expect(ids(all)).toContain('m200');
-    expect(ids(all).slice(200)).toEqual(ids(s.rows.slice(197)));
+    s.rows.splice(at, count);
+    const next = await readNext(first.next, 200, read);
+    expect(ids(next.memories)).toEqual(ids(s.rows.slice(200 - count, 400 - count)));
   });
 
-  it('always ends further on, so reading on stops', async () => {
-    const { s, read } = server(250);
-    s.rows.unshift(...Array.from({ length: 300 }, (_, i) => row(`new${i}`))); // more written than a page
-    const next = await readNext(200, 200, read);
-    expect(next.end).toBe(400);
-    expect(s.asked).toEqual([[200 - OVERLAP, 200 + OVERLAP]]);
+  it('says when no row follows', async () => {
+    const { read } = server(250);
+    const first = await readFirst(200, read);
+    const last = await readNext(first.next, 200, read);
+    expect([last.memories.length, last.next]).toEqual([50, '']);
   });
 
   it('appendNew keeps the list as it was when nothing is new', () => {
@@ -55,21 +64,19 @@ describe('a next page', () => {
 });
 
 describe('reading the list again after an action', () => {
-  it('reads every row shown, past the API cap of 1,000, in overlapping requests', async () => {
+  it('reads every row shown, past the API cap of 1,000, each request going on from the last', async () => {
     const { s, read } = server(2600);
     const rows = await readFirst(2345, read);
-    expect(rows.memories.length).toBe(2345);
     expect(ids(rows.memories)).toEqual(ids(s.rows.slice(0, 2345)));
     expect(rows.total).toBe(2600);
-    expect(s.asked[0]).toEqual([0, 1000]);
-    expect(s.asked.length).toBe(3);
+    expect(s.asked).toEqual([['', 1000], ['m999', 1000], ['m1999', 345]]);
   });
 
   it('stops at the list end, and reads one request for a short list', async () => {
     const { s, read } = server(150);
     const rows = await readFirst(200, read);
-    expect([rows.memories.length, rows.end, rows.total]).toEqual([150, 150, 150]);
-    expect(s.asked).toEqual([[0, 200]]);
+    expect([rows.memories.length, rows.next, rows.total]).toEqual([150, '', 150]);
+    expect(s.asked).toEqual([['', 200]]);
   });
 });
 

@@ -1,34 +1,26 @@
 // How the Atlas reads its list while agents write, edit and retire
-// meanwhile. GET /api/v1/list pages by offset (it has no cursor), so the
-// rows under an offset move when a row is added or removed above it.
+// meanwhile. GET /api/v1/list hands each page a `next` cursor (its last
+// row's place in the order), so the next page starts right after that row
+// however many rows were added or removed above it.
 import type { ListItem, ListPage } from './types';
 
 /** The most rows one list request returns (the API's cap). */
 export const MAX_LIMIT = 1000;
 
-/**
- * How many rows a next page reads again before where the last one ended:
- * a row retired or deleted above that point moves the rows after it up,
- * and a page read from exactly there would skip the ones that moved past
- * its start (up to OVERLAP removals are caught).
- */
-export const OVERLAP = 20;
-
-/** The rows of a read, the list's count then, and the offset after its last row (where the next page starts). */
+/** The rows of a read, the list's count then, and where the next page starts ('' when no row follows). */
 export interface Rows {
   memories: ListItem[];
   total: number;
-  end: number;
+  next: string;
 }
 
-/** One list request: limit rows from offset. */
-export type ReadPage = (offset: number, limit: number) => Promise<ListPage>;
+/** One list request: limit rows after the cursor after ('' for the top). */
+export type ReadPage = (after: string, limit: number) => Promise<ListPage>;
 
 /**
  * listed followed by the rows of more that are not in it: a memory is
- * listed once (the list's rows are keyed by id). A row written above the
- * end moves listed rows down into the next page, and OVERLAP reads some
- * again on purpose.
+ * listed once (the list's rows are keyed by id; a row promoted past the
+ * cursor of a list sorted by strength comes round again).
  */
 export function appendNew(listed: ListItem[], more: ListItem[]): ListItem[] {
   const ids = new Set(listed.map((m) => m.memory_id));
@@ -36,29 +28,23 @@ export function appendNew(listed: ListItem[], more: ListItem[]): ListItem[] {
   return fresh.length ? [...listed, ...fresh] : listed;
 }
 
-/**
- * Reads up to size rows after end, starting OVERLAP rows before it (the
- * caller drops those already listed, appendNew). Its end is always past
- * the one before unless the list has no more rows, so reading on ends.
- */
-export async function readNext(end: number, size: number, read: ReadPage): Promise<Rows> {
-  const from = Math.max(0, end - OVERLAP);
-  const page = await read(from, Math.min(MAX_LIMIT, size + end - from));
-  return { memories: page.memories, total: page.total, end: from + page.memories.length };
+/** Reads up to size rows (at most MAX_LIMIT) after the cursor after. */
+export async function readNext(after: string, size: number, read: ReadPage): Promise<Rows> {
+  const page = await read(after, Math.max(1, Math.min(MAX_LIMIT, size)));
+  return { memories: page.memories, total: page.total, next: page.next ?? '' };
 }
 
 /**
  * Reads the list's first count rows again (the rows the list shows, after
  * an action, so a row far down keeps its place), in requests of at most
- * MAX_LIMIT, each overlapping the one before.
+ * MAX_LIMIT, each going on from the one before.
  */
 export async function readFirst(count: number, read: ReadPage): Promise<Rows> {
-  let rows: Rows = { memories: [], total: 0, end: 0 };
+  let rows: Rows = { memories: [], total: 0, next: '' };
   for (;;) {
-    const next = await readNext(rows.end, count - rows.end, read);
-    const progressed = next.end > rows.end;
-    rows = { memories: appendNew(rows.memories, next.memories), total: next.total, end: next.end };
-    if (!progressed || rows.end >= count || rows.end >= rows.total) return rows;
+    const page = await readNext(rows.next, count - rows.memories.length, read);
+    rows = { memories: appendNew(rows.memories, page.memories), total: page.total, next: page.next };
+    if (!rows.next || rows.memories.length >= count) return rows;
   }
 }
 

@@ -88,6 +88,8 @@ export interface ListPage {
   offset: number;
   limit: number;
   memories: ListItem[];
+  /** The next page's `after`; absent on the last page. */
+  next?: string;
 }
 
 /** A full memory (our endpoints). */
