@@ -99,7 +99,18 @@ func (t *tray) onReady() {
 				runtime.WindowShow(t.ctx)
 				runtime.WindowUnminimise(t.ctx)
 			case <-browser.ClickedCh:
-				runtime.BrowserOpenURL(t.ctx, t.eng.API.DashboardURL(t.eng.BaseURL()))
+				// The browser gets a page's path, not the sign-in link: a
+				// command line is readable by every user of the machine.
+				page, err := t.eng.SignInPage()
+				switch {
+				case err == nil && page == "": // no sign-in: the address holds no secret
+					runtime.BrowserOpenURL(t.ctx, t.eng.API.DashboardURL(t.eng.BaseURL()))
+				case err == nil:
+					err = openInBrowser(page)
+				}
+				if err != nil {
+					t.log.Error("could not open the dashboard in the browser", "err", err)
+				}
 			case <-pause.ClickedCh:
 				t.eng.PauseExtraction(!t.eng.ExtractionPaused())
 				t.refresh(status, pause)

@@ -1,12 +1,17 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"html"
 	"io/fs"
 	"net/http"
 	"path"
+	"path/filepath"
 	"strings"
 
+	"hyatlas/backend/atomicfile"
 	"hyatlas/backend/memory"
 )
 
@@ -71,3 +76,41 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]string{"session": id})
 	return nil
 }
+
+// SignInPagePrefix starts the name of every page SignInPage writes.
+const SignInPagePrefix = "hyatlas-sign-in-"
+
+// SignInPage writes, in dir, a page (mode 0600) that takes the browser on
+// to a new one-time sign-in link to the dashboard of the server at base,
+// and returns its path. A program that opens the dashboard for the person
+// (the tray's item, through xdg-open and the browser) is given this path,
+// not the link: a command line is readable by every user of the machine,
+// and whoever redeems a sign-in code first gets the session it opens.
+// The page is removed once its code is used, stale (CodeTTL), ended by a
+// new token, or HyAtlas stops (SignIns.ForgetCodes). Without sign-in
+// (auth off) there is nothing to hide: it returns "" and the caller opens
+// DashboardURL.
+func (s *Server) SignInPage(dir, base string) (string, error) {
+	if !s.cfg.Auth {
+		return "", nil
+	}
+	file := filepath.Join(dir, SignInPagePrefix+randomHex(4)+".html")
+	link := base + "/dashboard/?code=" + s.signIn.issueCode(file)
+	js, err := json.Marshal(link)
+	if err != nil {
+		return "", fmt.Errorf("sign-in page: %w", err)
+	}
+	page := fmt.Sprintf(`<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">`+
+		`<meta http-equiv="refresh" content="0;url=%s"><title>HyAtlas</title>`+
+		`<script>location.replace(%s)</script><p><a href="%s">Open the HyAtlas dashboard</a></p>`+"\n",
+		html.EscapeString(link), js, html.EscapeString(link))
+	if err := atomicfile.Write(file, []byte(page), 0o600); err != nil {
+		return "", fmt.Errorf("sign-in page: %w", err)
+	}
+	s.signIn.sweepLater()
+	return file, nil
+}
+
+// ForgetSignIns drops the unused sign-in codes and their pages (see
+// SignInPage); for HyAtlas's stop.
+func (s *Server) ForgetSignIns() { s.signIn.ForgetCodes() }

@@ -243,5 +243,5 @@ func (s *Server) DashboardURL(base string) string {
 	if !s.cfg.Auth {
 		return base + "/dashboard/"
 	}
-	return base + "/dashboard/?code=" + s.signIn.issueCode()
+	return base + "/dashboard/?code=" + s.signIn.issueCode("")
 }

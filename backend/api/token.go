@@ -156,19 +156,31 @@ const maxSignIns = 64
 // CodeTTL is how long a sign-in code (a dashboard link) works unused.
 const CodeTTL = 10 * time.Minute
 
-// signInCode is an unused sign-in code and when it was made.
+// signInCode is an unused sign-in code, when it was made, and the page
+// holding it (SignInPage), if any.
 type signInCode struct {
 	code string
 	at   time.Time
+	page string
 }
 
-func (c *SignIns) issueCode() string {
+// forget drops k's page: a code that is used, stale or ended leaves no
+// file behind.
+func (k signInCode) forget() {
+	if k.page != "" {
+		_ = os.Remove(k.page)
+	}
+}
+
+// issueCode makes a code; page is the file that will hold it ("" none).
+func (c *SignIns) issueCode(page string) string {
 	code := randomHex(16)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dropStale()
-	c.codes = append(c.codes, signInCode{code, time.Now()})
+	c.codes = append(c.codes, signInCode{code, time.Now(), page})
 	if len(c.codes) > maxSignIns {
+		c.codes[0].forget()
 		c.codes = c.codes[1:]
 	}
 	return code
@@ -180,9 +192,32 @@ func (c *SignIns) dropStale() {
 	for _, k := range c.codes {
 		if time.Since(k.at) < CodeTTL {
 			fresh = append(fresh, k)
+		} else {
+			k.forget()
 		}
 	}
 	c.codes = fresh
+}
+
+// sweepLater drops the stale codes (and their pages) once a code made now
+// is stale, so a page nobody opened does not outlive its code.
+func (c *SignIns) sweepLater() {
+	time.AfterFunc(CodeTTL+time.Second, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.dropStale()
+	})
+}
+
+// ForgetCodes drops every unused code and its page (HyAtlas is stopping:
+// its codes end with it).
+func (c *SignIns) ForgetCodes() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range c.codes {
+		k.forget()
+	}
+	c.codes = nil
 }
 
 // redeem turns a valid code into a new session id ("" if the code is
@@ -193,6 +228,7 @@ func (c *SignIns) redeem(code string) string {
 	c.dropStale()
 	for i, k := range c.codes {
 		if tokenEqual(k.code, code) {
+			k.forget()
 			c.codes = append(c.codes[:i], c.codes[i+1:]...)
 			session := randomHex(32)
 			c.sessions = pushBounded(c.sessions, hashOf(session))
@@ -219,6 +255,9 @@ func (c *SignIns) validSession(id string) bool {
 func (c *SignIns) endSessions(keep, token string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, k := range c.codes {
+		k.forget()
+	}
 	c.codes, c.tokenHash = nil, hashOf(token)
 	var kept []string
 	for _, s := range c.sessions {

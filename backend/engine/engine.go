@@ -456,6 +456,9 @@ func (e *Engine) Close() error {
 			errs = append(errs, e.http.Shutdown(ctx))
 			cancel()
 		}
+		if e.API != nil {
+			e.API.ForgetSignIns() // the codes end with this process, and their pages go
+		}
 		windowDone := make(chan struct{})
 		go func() { e.window.Wait(); close(windowDone) }()
 		select {
