@@ -20,7 +20,9 @@ const MaxBodyBytes = 8 << 20
 //     HYATLAS_ALLOWED_HOSTS: this stops DNS rebinding;
 //   - Origin, when present, must be http(s) and loopback, the request's
 //     own origin, or allowlisted; "null" and other schemes are refused;
-//   - Sec-Fetch-Site: cross-site is refused.
+//   - Sec-Fetch-Site: cross-site is refused, but for a browser opening the
+//     dashboard's page itself (openingDashboard): the tray's sign-in page
+//     is a local file, and leaving it is a cross-site navigation.
 //
 // Clients that send no Origin (curl, agents) pass the Origin rule.
 type guard struct {
@@ -33,7 +35,7 @@ func (g guard) check(r *http.Request) error {
 	if !g.hostAllowed(host) {
 		return memory.Errorf(codeRefused, "non-local Host %q refused (add it to HYATLAS_ALLOWED_HOSTS to allow it)", host)
 	}
-	if strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site") {
+	if strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site") && !openingDashboard(r) {
 		return memory.Errorf(codeRefused, "cross-site request refused")
 	}
 	if origin, ok := r.Header["Origin"]; ok {
@@ -50,6 +52,22 @@ func (g guard) check(r *http.Request) error {
 		}
 	}
 	return nil
+}
+
+// openingDashboard reports whether r is a browser loading the dashboard's
+// page as the top-level document (a link followed, a page left for it):
+// a GET of its static files, which hold nothing secret, cannot write, and
+// may not be framed (frame-ancestors 'none'); the sign-in exchange and
+// every API call stay same-origin only.
+func openingDashboard(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if (r.URL.Path != "/dashboard" && !strings.HasPrefix(r.URL.Path, "/dashboard/")) || r.URL.Path == "/dashboard/session" {
+		return false
+	}
+	return strings.EqualFold(r.Header.Get("Sec-Fetch-Mode"), "navigate") &&
+		strings.EqualFold(r.Header.Get("Sec-Fetch-Dest"), "document")
 }
 
 func sameOriginURL(origin, host string) bool {

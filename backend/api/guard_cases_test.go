@@ -24,6 +24,24 @@ func TestGuardAndTokenHoldAgainstTheWeb(t *testing.T) {
 			t.Errorf("%v: %d, want 403", h, r.status)
 		}
 	}
+	// A browser may open the dashboard's page from elsewhere (the tray's
+	// sign-in page is a local file): a top-level GET of its page, and
+	// nothing else, passes cross-site.
+	nav := map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+	if r := a.do(req{path: "/dashboard/?code=abc", noAuth: true, headers: nav}); r.status != 200 {
+		t.Errorf("opening the dashboard from a local page: %d %s", r.status, r.body)
+	}
+	for _, q := range []req{
+		{path: "/api/v1/status", headers: nav},
+		{method: "POST", path: "/dashboard/session", body: `{"code":"abc"}`, noAuth: true, headers: nav},
+		{path: "/dashboard/", noAuth: true, headers: map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}},
+		{path: "/dashboard/", noAuth: true, headers: map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "script"}},
+		{path: "/dashboardx", noAuth: true, headers: nav},
+	} {
+		if r := a.do(q); r.status != 403 {
+			t.Errorf("%s %s %v: %d, want 403", q.method, q.path, q.headers, r.status)
+		}
+	}
 	// A simple (no-preflight) write from another local origin is refused.
 	if r := a.do(req{method: "POST", path: "/api/v1/add", body: `{"text":"x"}`,
 		headers: map[string]string{"Origin": "http://localhost:3000", "Content-Type": "text/plain"}}); r.status != 403 {
