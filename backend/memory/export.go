@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Export writes everything a person would need to move their memory:
@@ -159,6 +161,9 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 	if err != nil {
 		return rep, err // before a byte is written
 	}
+	if err := s.checkExportFiles(ctx, in); err != nil {
+		return rep, err // before a byte is written
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -212,8 +217,11 @@ func (s *Service) Export(ctx context.Context, w io.Writer, in ExportInput) (Expo
 		return rep, err
 	}
 	for _, d := range docs {
-		content := d.Content
-		if err := enc.Encode(exportLine{Type: "workspace", Agent: d.Agent, File: d.File, Content: &content}); err != nil {
+		line, err := fileLine(d) // checked again: it may have changed since
+		if err != nil {
+			return rep, err
+		}
+		if _, err := bw.Write(line); err != nil {
 			return rep, fmt.Errorf("export: %w", err)
 		}
 		rep.Files++
@@ -251,4 +259,47 @@ func (s *Service) exportedFiles(ctx context.Context, in ExportInput, agents map[
 		return true
 	}
 	return slices.DeleteFunc(docs, func(d WorkspaceDoc) bool { return !keep(d) }), nil
+}
+
+// checkExportFiles refuses, before anything is written, an export that
+// would carry a workspace file its import could not read back as it is:
+// one not UTF-8 (JSON would carry U+FFFD in place of its bytes) or too
+// large for a line of an export. It checks every file the export may
+// carry (a user's export carries only some; which, the memories tell).
+func (s *Service) checkExportFiles(ctx context.Context, in ExportInput) error {
+	if s.workspace == nil {
+		return nil
+	}
+	docs, err := s.workspace.List(ctx)
+	if err != nil {
+		return nil // a workspace that cannot be read fails the export where it is read, as any failed read does
+	}
+	for _, d := range docs {
+		if in.AgentID != "" && d.Agent != in.AgentID {
+			continue
+		}
+		if _, err := fileLine(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fileLine is the export's line for a workspace file, or why an import
+// could not read it back.
+func fileLine(d WorkspaceDoc) ([]byte, error) {
+	if !utf8.ValidString(d.Content) {
+		return nil, Errorf(EINVALID, "nothing was exported: the workspace file %s/%s is not UTF-8 text, which an export cannot carry as it is: save it as UTF-8 (or move it out of the workspace folder) and export again", d.Agent, d.File)
+	}
+	content := d.Content
+	var b bytes.Buffer // as the export's encoder writes it: a line, < > & as they are
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(exportLine{Type: "workspace", Agent: d.Agent, File: d.File, Content: &content}); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	if b.Len() > maxImportLine {
+		return nil, Errorf(EINVALID, "nothing was exported: the workspace file %s/%s is too large for an export (its line would pass %d MiB): make it smaller (or move it out of the workspace folder) and export again", d.Agent, d.File, maxImportLine>>20)
+	}
+	return b.Bytes(), nil
 }

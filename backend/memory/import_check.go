@@ -103,8 +103,10 @@ func checkImportedFile(l exportLine) (WorkspaceDoc, error) {
 	if l.Content == nil {
 		return WorkspaceDoc{}, fmt.Errorf("workspace file %s/%s without content", agent, f)
 	}
-	if err := checkWorkspaceText(*l.Content); err != nil {
-		return WorkspaceDoc{}, errors.New(ErrorMessage(err))
+	// Any size a line holds: what an export carries is the file as it was,
+	// also one edited past MaxWorkspaceBytes on disk.
+	if !utf8.ValidString(*l.Content) {
+		return WorkspaceDoc{}, fmt.Errorf("workspace file %s/%s is not UTF-8 text", agent, f)
 	}
 	return WorkspaceDoc{Agent: agent, File: f, Content: *l.Content}, nil
 }
