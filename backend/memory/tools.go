@@ -148,9 +148,20 @@ func toolArgs(name string, args []byte, dst any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" { // not Go's "cannot unmarshal ... into Go struct field"
+		if errors.As(err, &te) { // not Go's "cannot unmarshal ... into Go struct field"
+			got, literal, _ := strings.Cut(te.Value, " ") // "number 2.5", "string", "bool"
+			if got == "bool" {
+				got = "boolean"
+			}
+			want := schemaKind(te.Type.Kind())
+			switch {
+			case te.Field == "":
+				return Errorf(EBADREQUEST, "the arguments must be a JSON object, not %s", aOrAn(got))
+			case want == "integer" && got == "number": // 2.5, 1e400
+				return Errorf(EBADREQUEST, "the arguments are not what the schema asks for: %q must be an integer, not %s", te.Field, literal)
+			}
 			return Errorf(EBADREQUEST, "the arguments are not what the schema asks for: %q must be %s, not %s",
-				te.Field, aOrAn(schemaKind(te.Type.Kind())), aOrAn(strings.Fields(te.Value)[0]))
+				te.Field, aOrAn(want), aOrAn(got))
 		}
 		return Errorf(EBADREQUEST, "the arguments are not what the schema asks for: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
@@ -170,7 +181,9 @@ func schemaKind(k reflect.Kind) string {
 		return "string"
 	case reflect.Bool:
 		return "boolean"
-	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Float64, reflect.Float32:
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "integer"
+	case reflect.Float64, reflect.Float32:
 		return "number"
 	case reflect.Slice, reflect.Array:
 		return "array"
@@ -181,7 +194,7 @@ func schemaKind(k reflect.Kind) string {
 
 // aOrAn puts the indefinite article before a JSON kind ("an array").
 func aOrAn(kind string) string {
-	if strings.HasPrefix(kind, "a") || strings.HasPrefix(kind, "o") {
+	if strings.HasPrefix(kind, "a") || strings.HasPrefix(kind, "o") || strings.HasPrefix(kind, "i") {
 		return "an " + kind
 	}
 	return "a " + kind
