@@ -12,7 +12,7 @@ import (
 )
 
 // TestCLI_ExportThatFailsPartWay: an export the server cannot finish (here
-// a workspace entry it cannot read: a folder named SOUL.md) fails on the
+// a workspace entry it cannot read: a SOUL.md that links to itself) fails on the
 // command line, to a file (none is left) and to standard output, whether
 // it fails before anything was sent or after part of the export was.
 func TestCLI_ExportThatFailsPartWay(t *testing.T) {
@@ -30,8 +30,12 @@ func TestCLI_ExportThatFailsPartWay(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := os.MkdirAll(filepath.Join(in.Home, "data", "workspace", "agentx", "SOUL.md"), 0o700); err != nil {
+			dir := filepath.Join(in.Home, "data", "workspace", "agentx")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
 				t.Fatal(err)
+			}
+			if err := os.Symlink("SOUL.md", filepath.Join(dir, "SOUL.md")); err != nil {
+				t.Skip("no symbolic links here:", err)
 			}
 			target := filepath.Join(t.TempDir(), "memory.jsonl")
 			if out, code := in.Run("export", "-o", target); code != 1 || strings.Contains(out, "exported to") {

@@ -67,6 +67,9 @@ func (d *Dir) read(agent string, f memory.WorkspaceFile) (memory.WorkspaceDoc, e
 		doc.ETag = ETag("")
 		return doc, nil
 	case err != nil:
+		if o := d.obstacle(agent, f); o != nil {
+			return doc, o
+		}
 		return doc, fmt.Errorf("read %s of %s: %w", f, agent, err)
 	}
 	doc.Content, doc.ETag, doc.Exists = string(b), ETag(string(b)), true
@@ -92,6 +95,9 @@ func (d *Dir) List(_ context.Context) ([]memory.WorkspaceDoc, error) {
 		}
 		for _, f := range []memory.WorkspaceFile{memory.FileMemory, memory.FileSoul, memory.FileUser} {
 			doc, err := d.read(a.Name(), f)
+			if memory.ErrorCode(err) == memory.ECONFLICT {
+				continue // a folder by the name: no file to list
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -125,6 +131,9 @@ func (d *Dir) Remove(_ context.Context, agent string, f memory.WorkspaceFile, if
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cur, err := d.read(agent, f)
+	if memory.ErrorCode(err) == memory.ECONFLICT {
+		return nil // what is there is not a file this wrote
+	}
 	if err != nil || !cur.Exists || cur.ETag != ifMatch {
 		return err
 	}
@@ -158,11 +167,32 @@ func (d *Dir) write(agent string, f memory.WorkspaceFile, content string) (memor
 	dir := filepath.Join(d.root, agent)
 	what := fmt.Sprintf("%s of %s", f, agent)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		if o := d.obstacle(agent, f); o != nil {
+			return memory.WorkspaceDoc{}, o
+		}
 		return memory.WorkspaceDoc{}, fmt.Errorf("create the workspace of %s: %w", agent, memory.FileStorageFault(what, err))
 	}
 	if err := atomicfile.Write(d.path(agent, f), []byte(content), 0o600); err != nil {
+		if o := d.obstacle(agent, f); o != nil {
+			return memory.WorkspaceDoc{}, o
+		}
 		return memory.WorkspaceDoc{}, fmt.Errorf("write %s: %w", what, memory.FileStorageFault(what, err))
 	}
 	return memory.WorkspaceDoc{Agent: agent, File: f, Content: content, ETag: ETag(content), Exists: true,
 		ModifiedAt: time.Now().UTC()}, nil
+}
+
+// obstacle says what stands where an agent's file belongs when it is not
+// a file (nil when nothing does, or a file does): a file where the
+// agent's folder goes, or a folder by the file's name. Put there by hand,
+// it is not HyAtlas's to move.
+func (d *Dir) obstacle(agent string, f memory.WorkspaceFile) error {
+	dir := filepath.Join(d.root, agent)
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return memory.Errorf(memory.ECONFLICT, "%s of %s cannot be read or written: %s is a file, not the agent's folder; move it out of the way", f, agent, dir)
+	}
+	if st, err := os.Stat(d.path(agent, f)); err == nil && st.IsDir() {
+		return memory.Errorf(memory.ECONFLICT, "%s of %s cannot be read or written: %s is a folder, not a file; move it out of the way", f, agent, d.path(agent, f))
+	}
+	return nil
 }
