@@ -67,3 +67,28 @@ func TestSomethingElseInAFilesPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestListOnlyAgentFolders: List (what an export carries) holds only the
+// folders spelt as an agent name is: " meepa" or "meepa " (made by hand)
+// is not meepa's workspace, and an export must not carry it as meepa's.
+func TestListOnlyAgentFolders(t *testing.T) {
+	for _, name := range []string{" meepa", "meepa ", "meepa\t", ".meepa", "-meepa", "me pa"} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, name), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, name, "SOUL.md"), []byte("stray\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			d := New(root)
+			if _, err := d.Write(context.Background(), "meepa", memory.FileUser, "notes\n", ""); err != nil {
+				t.Fatal(err)
+			}
+			docs, err := d.List(context.Background())
+			if err != nil || len(docs) != 1 || docs[0].Agent != "meepa" || docs[0].File != memory.FileUser {
+				t.Fatalf("list: %+v, %v", docs, err)
+			}
+		})
+	}
+}

@@ -90,7 +90,7 @@ func (d *Dir) List(_ context.Context) ([]memory.WorkspaceDoc, error) {
 	}
 	var out []memory.WorkspaceDoc
 	for _, a := range agents {
-		if _, err := memory.ParseAgent(a.Name()); err != nil || !a.IsDir() {
+		if !memory.IsAgentFolder(a.Name()) || !a.IsDir() { // " meepa" is not meepa's
 			continue
 		}
 		for _, f := range []memory.WorkspaceFile{memory.FileMemory, memory.FileSoul, memory.FileUser} {
