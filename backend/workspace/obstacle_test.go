@@ -92,3 +92,24 @@ func TestListOnlyAgentFolders(t *testing.T) {
 		})
 	}
 }
+
+// TestListFollowsALinkedAgentFolder: an agent's folder that is a symbolic
+// link (to a synced folder, say) is read and written through, so List
+// (what an export carries) has its files too.
+func TestListFollowsALinkedAgentFolder(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, "SOUL.md"), []byte("linked\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(root, "meepa")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	d := New(root)
+	if doc, err := d.Read(context.Background(), "meepa", memory.FileSoul); err != nil || doc.Content != "linked\n" {
+		t.Fatalf("read: %+v, %v", doc, err)
+	}
+	docs, err := d.List(context.Background())
+	if err != nil || len(docs) != 1 || docs[0].Agent != "meepa" || docs[0].Content != "linked\n" {
+		t.Fatalf("list: %+v, %v", docs, err)
+	}
+}

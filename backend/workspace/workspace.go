@@ -90,8 +90,11 @@ func (d *Dir) List(_ context.Context) ([]memory.WorkspaceDoc, error) {
 	}
 	var out []memory.WorkspaceDoc
 	for _, a := range agents {
-		if !memory.IsAgentFolder(a.Name()) || !a.IsDir() { // " meepa" is not meepa's
+		if !memory.IsAgentFolder(a.Name()) { // " meepa" is not meepa's
 			continue
+		}
+		if st, err := os.Stat(filepath.Join(d.root, a.Name())); err != nil || !st.IsDir() {
+			continue // a file, or a link to nothing; a link to a folder is read through
 		}
 		for _, f := range []memory.WorkspaceFile{memory.FileMemory, memory.FileSoul, memory.FileUser} {
 			doc, err := d.read(a.Name(), f)
