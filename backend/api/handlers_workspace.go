@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 
 	"hyatlas/backend/memory"
 )
@@ -59,12 +60,16 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) error {
 // callTool: POST /api/v1/tools/{name}?user_id=&agent_id= with the tool's
 // arguments as the JSON body → {"tool", "result"}.
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	if !slices.ContainsFunc(memory.Tools(), func(t memory.ToolSpec) bool { return t.Name == name }) {
+		return memory.Errorf(memory.ENOTFOUND, "no tool %q (GET /api/v1/tools lists them)", name)
+	}
 	var args json.RawMessage
 	if err := decodeJSON(r, &args, true, false); err != nil {
-		return err
+		// As a bad argument is: an agent's loop tells which call failed.
+		return memory.Errorf(memory.ErrorCode(err), "%s: %s", name, memory.ErrorMessage(err))
 	}
 	q := r.URL.Query()
-	name := r.PathValue("name")
 	out, err := s.mem.CallTool(r.Context(), name, args, memory.ToolCaller{UserID: q.Get("user_id"), AgentID: q.Get("agent_id")})
 	if err != nil {
 		return err
