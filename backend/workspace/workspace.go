@@ -112,7 +112,8 @@ func (d *Dir) List(_ context.Context) ([]memory.WorkspaceDoc, error) {
 	return out, nil
 }
 
-// Write replaces a file; with ifMatch set it must be the current ETag.
+// Write replaces a file; with ifMatch set it must be the current ETag
+// (or "*": the file must exist).
 func (d *Dir) Write(_ context.Context, agent string, f memory.WorkspaceFile, content, ifMatch string) (memory.WorkspaceDoc, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -121,7 +122,11 @@ func (d *Dir) Write(_ context.Context, agent string, f memory.WorkspaceFile, con
 		if err != nil {
 			return cur, err
 		}
-		if strings.Trim(strings.TrimPrefix(ifMatch, "W/"), `"`) != strings.Trim(cur.ETag, `"`) {
+		if ifMatch == "*" { // HTTP's "whatever version exists"
+			if !cur.Exists {
+				return cur, memory.Errorf(memory.ESTALE, "%s of %s does not exist, and If-Match: * writes only over a file that does", f, agent)
+			}
+		} else if strings.Trim(strings.TrimPrefix(ifMatch, "W/"), `"`) != strings.Trim(cur.ETag, `"`) {
 			return cur, memory.Errorf(memory.ESTALE, "%s of %s changed since it was read (it is now version %s): read it again and redo the edit", f, agent, cur.ETag)
 		}
 	}
