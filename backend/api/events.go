@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -12,6 +13,12 @@ import (
 
 // heartbeat keeps idle event streams (and proxies) from timing out.
 const heartbeat = 15 * time.Second
+
+// streamWriteTimeout is how long one write to an event stream may wait for
+// the client to read: a client that stops reading (a suspended laptop's
+// tab, a stuck tool) would otherwise hold its stream, its goroutine and its
+// slot for ever, and keep an HTTP server's Shutdown waiting.
+const streamWriteTimeout = 30 * time.Second
 
 // maxStreams bounds the open event streams (each holds a connection, a
 // goroutine and a 256-event buffer): the windows and pages of one person
@@ -26,8 +33,7 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Subscribe == nil {
 		return memory.Errorf(memory.EUNAVAILABLE, "live events are not available")
 	}
-	flusher, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		return memory.Errorf(memory.EUNAVAILABLE, "this connection cannot stream")
 	}
 	if s.streams.Add(1) > maxStreams {
@@ -43,13 +49,40 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	events, stop := s.cfg.Subscribe(256)
 	defer stop()
+	// Each write has a deadline, and Stop cuts a write that waits on a
+	// client that does not read; a write that fails ends the stream, and
+	// its connection is not reused (it may hold a deadline). (The window's
+	// in-process writer has no deadline and needs none.)
+	rc := http.NewResponseController(w)
+	done := make(chan struct{})
+	var watcher sync.WaitGroup
+	watcher.Add(1)
+	defer watcher.Wait()
+	defer close(done)
+	go func() {
+		defer watcher.Done()
+		select {
+		case <-s.stopping:
+			_ = rc.SetWriteDeadline(time.Now())
+		case <-done:
+		}
+	}()
+	send := func(format string, args ...any) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if _, err := fmt.Fprintf(w, format, args...); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
+	h.Set("Connection", "close")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": hyatlas events\n\n")
-	flusher.Flush()
+	if !send(": hyatlas events\n\n") {
+		return nil
+	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	// The credential the stream was opened with is checked again before
@@ -63,10 +96,9 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 		case <-s.stopping:
 			return nil
 		case <-tick.C:
-			if !still() {
+			if !still() || !send(": keep-alive\n\n") {
 				return nil
 			}
-			fmt.Fprint(w, ": keep-alive\n\n")
 		case e, open := <-events:
 			if !open {
 				return nil
@@ -81,9 +113,10 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				continue
 			}
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.Type, data)
+			if !send("event: %s\ndata: %s\n\n", e.Type, data) {
+				return nil
+			}
 		}
-		flusher.Flush()
 	}
 }
 

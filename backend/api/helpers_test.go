@@ -40,6 +40,8 @@ type rigOpts struct {
 	hosts    []string
 	hermes   api.Hermes
 	aliases  string // HYATLAS_USER_ALIASES
+	// subscribe, when set, replaces the event bus behind /api/v1/events.
+	subscribe func(buffer int) (<-chan memory.Event, func())
 }
 
 func newAPI(t *testing.T, o rigOpts) *apiRig {
@@ -70,8 +72,12 @@ func newAPI(t *testing.T, o rigOpts) *apiRig {
 			t.Fatal(err)
 		}
 	}
+	subscribe := bus.Subscribe
+	if o.subscribe != nil {
+		subscribe = o.subscribe
+	}
 	s := api.New(api.Config{BindHost: "127.0.0.1", AllowedHosts: o.hosts, Auth: o.auth, Token: testToken, TokenDir: o.tokenDir,
-		Version: "test", DataDir: "/data", Started: time.Now(), Assets: assets, Subscribe: bus.Subscribe,
+		Version: "test", DataDir: "/data", Started: time.Now(), Assets: assets, Subscribe: subscribe,
 		Hermes: o.hermes}, mem, mem.Flush)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
