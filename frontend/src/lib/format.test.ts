@@ -5,6 +5,7 @@ import {
   clipText,
   errorKind,
   errorText,
+  extractionFailure,
   formatUptime,
   historyLine,
   llmProblemText,
@@ -46,6 +47,24 @@ describe('llmProblemText', () => {
     expect(llmProblemText(at('timed out'))).toBe('api.example:443 did not answer in time');
     expect(llmProblemText(at('HTTP 503: busy after 4 attempts'))).toBe('api.example:443 had an error of its own; HyAtlas tries again later');
     expect(llmProblemText('degraded: something new')).toBe('something new');
+  });
+});
+
+describe('extractionFailure', () => {
+  const refused = 'degraded: extract: llm: 127.0.0.1:11434 (model m): HTTP 401: refused';
+  const full = "the disk holding HyAtlas's data is full: nothing was stored; free some space and try again";
+  // A full disk degrades the write pipeline too: that is no failed call of
+  // the endpoint, and the LLM's state must not say it is.
+  it.each([
+    ['all is well', { write_pipeline: 'ok', storage: 'ok' }, ''],
+    ['the last call failed', { write_pipeline: refused, storage: 'ok' }, refused],
+    ['an older server without storage', { write_pipeline: refused }, refused],
+    ['the disk is full', { write_pipeline: `degraded: ${full}`, storage: full }, ''],
+    ['no status field', {}, ''],
+  ])('%s', (_, status, want) => {
+    expect(extractionFailure(status)).toBe(want);
+    const words = llmStateText('ok', 'm', extractionFailure(status));
+    expect(words.includes('last call failed')).toBe(want !== '');
   });
 });
 

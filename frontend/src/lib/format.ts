@@ -40,6 +40,17 @@ export function llmStateText(state: string, model = '', pipeline = ''): string {
 }
 
 /**
+ * The status's write_pipeline when it tells of the extraction endpoint's
+ * last failed call, else "": when all is well, and when the cause is the
+ * disk (write_pipeline then repeats the status's storage, which the page
+ * shows on its own: the endpoint did not fail).
+ */
+export function extractionFailure(s: { write_pipeline?: string; storage?: string }): string {
+  const p = s.write_pipeline ?? '';
+  return p.startsWith('degraded') && (s.storage ?? 'ok') === 'ok' ? p : '';
+}
+
+/**
  * The failure of an extraction call (the status's write_pipeline, or its
  * text after "degraded: ") in words a user can act on; the raw text is for
  * the details.
