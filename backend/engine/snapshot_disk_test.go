@@ -4,6 +4,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -12,24 +13,38 @@ import (
 	"hyatlas/backend/proctest"
 )
 
-// A snapshot (by hand, or the one an import makes first) onto a full disk
-// says so in words naming the folder (503), not "internal error", and
-// leaves no file there. A real small tmpfs: root only.
+// A snapshot (by hand, or the one an import makes first) onto a full disk,
+// or into a folder HyAtlas may not write (a disk remounted read-only), says
+// so in words naming the folder (503), not "internal error", and leaves no
+// file there. A real small tmpfs: root only.
 func TestSnapshotOnAFullDiskSaysSo(t *testing.T) {
-	cfg := testConfig(t)
-	cfg.Snapshot.Dir = t.TempDir()
-	proctest.Tmpfs(t, cfg.Snapshot.Dir, "64k")
-	e, err := Open(context.Background(), cfg, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	_, err = e.CreateSnapshot(context.Background(), "manual")
-	if memory.ErrorCode(err) != memory.EUNAVAILABLE || !strings.Contains(memory.ErrorMessage(err), "snapshots ("+cfg.Snapshot.Dir+") is full") {
-		t.Fatalf("a snapshot onto a full disk: %v (code %s)", err, memory.ErrorCode(err))
-	}
-	if entries, _ := os.ReadDir(cfg.Snapshot.Dir); len(entries) != 0 {
-		t.Errorf("left on the full disk: %v", entries)
+	for _, tt := range []struct {
+		name, size, want string
+		readOnly         bool
+	}{
+		{"full", "64k", "snapshots (%s) is full", false},
+		{"read-only", "8m", "may not write the snapshot folder %s", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig(t)
+			cfg.Snapshot.Dir = t.TempDir()
+			proctest.Tmpfs(t, cfg.Snapshot.Dir, tt.size)
+			e, err := Open(context.Background(), cfg, quiet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if tt.readOnly {
+				proctest.Remount(t, cfg.Snapshot.Dir, true)
+			}
+			_, err = e.CreateSnapshot(context.Background(), "manual")
+			if want := fmt.Sprintf(tt.want, cfg.Snapshot.Dir); memory.ErrorCode(err) != memory.EUNAVAILABLE || !strings.Contains(memory.ErrorMessage(err), want) {
+				t.Fatalf("a snapshot onto a %s folder: %v (code %s), want %q", tt.name, err, memory.ErrorCode(err), want)
+			}
+			if entries, _ := os.ReadDir(cfg.Snapshot.Dir); len(entries) != 0 {
+				t.Errorf("left in the folder: %v", entries)
+			}
+		})
 	}
 }
 

@@ -6,10 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"hyatlas/backend/memory"
@@ -104,14 +106,27 @@ func (e *Engine) CreateSnapshot(ctx context.Context, reason string) (snapshot.In
 	return info, nil
 }
 
-// snapshotDiskError says in words when a snapshot failed for want of room
-// (a 503 naming the folder instead of an internal error); other errors
-// pass unchanged.
+// snapshotDiskError says in words when a snapshot failed for want of room,
+// or because the snapshot folder may not be written (a disk remounted
+// read-only, its permissions changed): a 503 naming the folder instead of
+// an internal error. Other errors pass unchanged.
 func (e *Engine) snapshotDiskError(err error) error {
-	if store.DiskFull(err) {
-		return memory.StorageFault("the disk holding the snapshots (%s) is full: no snapshot was made; free some space and try again", e.Config.Snapshot.Dir)
+	dir := e.Config.Snapshot.Dir
+	var pe *fs.PathError
+	switch {
+	case store.DiskFull(err):
+		return memory.StorageFault("the disk holding the snapshots (%s) is full: no snapshot was made; free some space and try again", dir)
+	case (errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)) && errors.As(err, &pe) && (inDir(pe.Path, dir) || inDir(dir, pe.Path)):
+		return memory.StorageFault("HyAtlas may not write the snapshot folder %s (read-only, or its permissions changed): no snapshot was made; make it writable and try again", dir)
 	}
 	return err
+}
+
+// inDir says whether path is dir or inside it (also asked the other way
+// round: a folder above dir that MkdirAll could not make).
+func inDir(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // VerifySnapshot checks a snapshot without changing anything.
