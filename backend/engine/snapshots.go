@@ -131,7 +131,12 @@ func inDir(path, dir string) bool {
 
 // VerifySnapshot checks a snapshot without changing anything.
 func (e *Engine) VerifySnapshot(ctx context.Context, id string) (snapshot.Info, error) {
-	return e.snap.keeper.Verify(ctx, id)
+	info, err := e.snap.keeper.Verify(ctx, id)
+	if store.DiskFull(err) {
+		// It unpacks into the temporary folder: the snapshot is not at fault.
+		return info, memory.StorageFault("the disk holding the temporary folder (%s) is full: the snapshot could not be checked; free some space and try again", os.TempDir())
+	}
+	return info, err
 }
 
 // DeleteSnapshot removes a snapshot.
@@ -177,6 +182,11 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	defer e.snap.mu.Unlock()
 	start := time.Now()
 	work := filepath.Join(e.Config.Paths.Data, restoreDir)
+	if e.store.ReadOnly() {
+		// Nothing can be unpacked or swapped, and the work folder of an
+		// interrupted restore may hold the only copy of what it replaced.
+		return RestoreReport{}, memory.StorageFault("HyAtlas may not write its data folder %s (read-only, or its permissions changed): nothing was restored; start HyAtlas again on a writable folder, then restore", e.Config.Paths.Data)
+	}
 	// A restore left unfinished (its database swapped, its workspace or
 	// before-restore snapshot not yet done) is finished first, never
 	// thrown away: its work folder holds the only copy of what it replaced.
@@ -187,15 +197,16 @@ func (e *Engine) RestoreSnapshot(ctx context.Context, id string) (RestoreReport,
 	}
 	// What is left of an earlier restore's work folder holds nothing to
 	// keep now, and none of it may come into this one.
-	if !e.store.ReadOnly() {
-		if err := os.RemoveAll(work); err != nil {
-			return RestoreReport{}, memory.Errorf(memory.EUNAVAILABLE, "nothing changed: the work folder of an earlier restore (%s) cannot be removed (%v): remove it by hand, then restore again", work, err)
-		}
+	if err := os.RemoveAll(work); err != nil {
+		return RestoreReport{}, memory.Errorf(memory.EUNAVAILABLE, "nothing changed: the work folder of an earlier restore (%s) cannot be removed (%v): remove it by hand, then restore again", work, err)
 	}
 	fail := func(err error) (RestoreReport, error) {
 		_ = os.RemoveAll(work)
-		if store.DiskFull(err) {
+		switch {
+		case store.DiskFull(err):
 			return RestoreReport{}, memory.StorageFault("the disk holding HyAtlas's data is full: nothing was restored; free some space and try again")
+		case errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission):
+			return RestoreReport{}, memory.StorageFault("HyAtlas may not write its data folder %s (read-only, or its permissions changed): nothing was restored", e.Config.Paths.Data)
 		}
 		return RestoreReport{}, err
 	}

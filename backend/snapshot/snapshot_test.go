@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,5 +121,48 @@ func TestPrune_AfterTheClockWasSetBack(t *testing.T) {
 	slices.Reverse(kept)
 	if !slices.Equal(kept, made) {
 		t.Errorf("kept %v, want the three made since the clock was corrected %v", kept, made)
+	}
+}
+
+// TestExtract_AFolderThatTakesNothingIsNotTheSnapshotsFault: when what a
+// snapshot holds cannot be written where it unpacks (a full or read-only
+// disk; here a file where the folder should be), the error keeps its
+// cause and is no EINVALID "refused": the snapshot is sound.
+func TestExtract_AFolderThatTakesNothingIsNotTheSnapshotsFault(t *testing.T) {
+	ctx := context.Background()
+	k := testKeeper(t)
+	info, err := k.Create(ctx, ReasonManual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		dir  func(t *testing.T) string
+	}{
+		{"the folder is a file", func(t *testing.T) string {
+			p := filepath.Join(t.TempDir(), "file")
+			if err := os.WriteFile(p, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}},
+		{"the database's name is a folder", func(t *testing.T) string {
+			d := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(d, dbName, "x"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := k.Extract(ctx, info.ID, tt.dir(t))
+			var pe *fs.PathError
+			if err == nil || memory.ErrorCode(err) == memory.EINVALID || !errors.As(err, &pe) {
+				t.Fatalf("extract: %v (code %s), want the write's own error, not a refused snapshot", err, memory.ErrorCode(err))
+			}
+		})
+	}
+	if _, err := k.Verify(ctx, info.ID); err != nil {
+		t.Fatalf("the snapshot itself: %v", err)
 	}
 }

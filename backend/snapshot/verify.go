@@ -74,6 +74,12 @@ func (k *Keeper) Extract(ctx context.Context, id, dir string) (Info, error) {
 			return bad("%v", err)
 		}
 		got, err := unpack(f, target)
+		var we writeError
+		if errors.As(err, &we) {
+			// The disk it unpacks to is full or may not be written: the
+			// snapshot is not at fault (the error keeps its cause).
+			return info, fmt.Errorf("unpack snapshot %s: %w", id, we.err)
+		}
 		if err != nil {
 			return bad("%s cannot be read: %v", f.Name, err)
 		}
@@ -126,8 +132,29 @@ func entryPath(dir, name string) (string, error) {
 	return filepath.Join(dir, "workspace", agent, file), nil
 }
 
+// writeError is a failure to write an entry where it unpacks, not to read
+// it from the snapshot.
+type writeError struct{ err error }
+
+func (e writeError) Error() string { return e.err.Error() }
+
+// tracked remembers the error of its writer.
+type tracked struct {
+	w   io.Writer
+	err error
+}
+
+func (t *tracked) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil {
+		t.err = err
+	}
+	return n, err
+}
+
 // unpack writes an entry to target and returns its SHA-256; with target
-// "" it only reads the entry, for its checksum.
+// "" it only reads the entry, for its checksum. A failure to write target
+// is a writeError.
 func unpack(f *zip.File, target string) (string, error) {
 	rc, err := f.Open()
 	if err != nil {
@@ -140,19 +167,25 @@ func unpack(f *zip.File, target string) (string, error) {
 		return hex.EncodeToString(h.Sum(nil)), err
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-		return "", err
+		return "", writeError{err}
 	}
 	out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
-		return "", err
+		return "", writeError{err}
 	}
 	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(out, h), rc)
+	w := &tracked{w: out}
+	_, err = io.Copy(io.MultiWriter(w, h), rc)
 	if err == nil {
-		err = out.Sync()
+		if err = out.Sync(); err != nil {
+			w.err = err
+		}
 	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err, w.err = cerr, cerr
+	}
+	if w.err != nil {
+		err = writeError{w.err}
 	}
 	return hex.EncodeToString(h.Sum(nil)), err
 }
