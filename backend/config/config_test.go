@@ -204,10 +204,17 @@ func TestLoadSnapshot(t *testing.T) {
 	if c.Snapshot.Every != 0 || c.Snapshot.Keep != 3 || c.Snapshot.Dir != filepath.Join(home, "backups") {
 		t.Fatalf("set = %+v", c.Snapshot)
 	}
-	for _, inside := range []string{filepath.Join(home, "d"), filepath.Join(home, "d", "snaps")} {
+	for _, inside := range []string{filepath.Join(home, "d"), filepath.Join(home, "d", "snaps"), filepath.Join(home, "d", "..snaps"),
+		filepath.Join(home, "d", "...")} {
 		if _, err := Load(env(map[string]string{"HYATLAS_DATA": filepath.Join(home, "d"), "HYATLAS_SNAPSHOT_DIR": inside})); err == nil ||
 			!strings.HasPrefix(err.Error(), "HYATLAS_SNAPSHOT_DIR:") {
 			t.Errorf("%s: %v, want a fatal error", inside, err)
+		}
+	}
+	// Beside it, even with a name that starts with dots, is fine.
+	for _, beside := range []string{filepath.Join(home, "..d-snapshots"), filepath.Join(home, "d", "..", "backups")} {
+		if _, err := Load(env(map[string]string{"HYATLAS_DATA": filepath.Join(home, "d"), "HYATLAS_SNAPSHOT_DIR": beside})); err != nil {
+			t.Errorf("%s: %v, want it taken", beside, err)
 		}
 	}
 }

@@ -32,7 +32,9 @@ func loadSnapshot(getenv func(string) string, data string, warn func(string, err
 		return c, fmt.Errorf("HYATLAS_SNAPSHOT_DIR: %v", err)
 	}
 	c.Dir = abs
-	if rel, err := filepath.Rel(data, c.Dir); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+	// Inside unless the way there goes up first: a folder in the data dir
+	// named "..snaps" is inside it too.
+	if rel, err := filepath.Rel(data, c.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return c, fmt.Errorf("HYATLAS_SNAPSHOT_DIR: %q is inside the data directory %q; snapshots must live outside it", c.Dir, data)
 	}
 	return c, nil
