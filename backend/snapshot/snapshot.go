@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -88,14 +89,38 @@ type Config struct {
 }
 
 // Keeper makes, lists, verifies and deletes snapshots.
-type Keeper struct{ c Config }
+type Keeper struct {
+	c       Config
+	mu      sync.Mutex
+	reading map[string]int // snapshots Extract reads now: Prune leaves them
+}
 
 // New returns a keeper; Dir is created on the first snapshot.
 func New(c Config) *Keeper {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	return &Keeper{c: c}
+	return &Keeper{c: c, reading: map[string]int{}}
+}
+
+// read marks the snapshot id as being read until done is called.
+func (k *Keeper) read(id string) (done func()) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.reading[id]++
+	return func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if k.reading[id]--; k.reading[id] <= 0 {
+			delete(k.reading, id)
+		}
+	}
+}
+
+func (k *Keeper) beingRead(id string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.reading[id] > 0
 }
 
 // Dir is where the snapshots live.
@@ -330,7 +355,8 @@ func (k *Keeper) Delete(id string) error {
 
 // Prune keeps the newest keep scheduled snapshots and deletes older
 // scheduled ones; manual, before-restore and before-upgrade snapshots
-// stay until deleted. It returns the ids it deleted.
+// stay until deleted, and so does one being read (a restore or a verify
+// reads it): the next Prune deletes it. It returns the ids it deleted.
 //
 // Ids are the clock's time when each was made. One dated after now was
 // made before the clock was set back (it ran ahead, or was set back by
@@ -352,7 +378,7 @@ func (k *Keeper) Prune(keep int) ([]string, error) {
 		if s.Manifest == nil || s.Manifest.Reason != ReasonSchedule {
 			continue
 		}
-		if n++; n > keep {
+		if n++; n > keep && !k.beingRead(s.ID) {
 			if err := k.Delete(s.ID); err != nil {
 				return gone, err
 			}

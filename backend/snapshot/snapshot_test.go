@@ -166,3 +166,55 @@ func TestExtract_AFolderThatTakesNothingIsNotTheSnapshotsFault(t *testing.T) {
 		t.Fatalf("the snapshot itself: %v", err)
 	}
 }
+
+// TestPrune_LeavesASnapshotBeingRead: the schedule prunes while a restore
+// (or a verify) reads a scheduled snapshot: the one being read is left
+// for the next pruning, never deleted under the restore.
+func TestPrune_LeavesASnapshotBeingRead(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		read              int // index in made, oldest first
+		during, afterward []int
+	}{
+		{"the oldest, due for pruning", 0, []int{1}, []int{0}},
+		{"the newest, kept anyway", 2, []int{1, 0}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			k := testKeeper(t)
+			var made []string
+			for range 3 {
+				info, err := k.Create(ctx, ReasonSchedule)
+				if err != nil {
+					t.Fatal(err)
+				}
+				made = append(made, info.ID)
+			}
+			ids := func(ix []int) []string {
+				out := []string{}
+				for _, i := range ix {
+					out = append(out, made[i])
+				}
+				return out
+			}
+			inspect := k.c.Inspect
+			var gone []string
+			var perr error
+			k.c.Inspect = func(ctx context.Context, p string) (DBInfo, error) {
+				gone, perr = k.Prune(1) // while Extract reads the snapshot
+				return inspect(ctx, p)
+			}
+			if _, err := k.Extract(ctx, made[tt.read], t.TempDir()); err != nil {
+				t.Fatalf("extract: %v", err)
+			}
+			if perr != nil || !slices.Equal(gone, ids(tt.during)) {
+				t.Fatalf("pruned while it was read: %v %v, want %v", gone, perr, ids(tt.during))
+			}
+			k.c.Inspect = inspect
+			gone, err := k.Prune(1)
+			if err != nil || !slices.Equal(gone, ids(tt.afterward)) {
+				t.Fatalf("pruned afterward: %v %v, want %v", gone, err, ids(tt.afterward))
+			}
+		})
+	}
+}

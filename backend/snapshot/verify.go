@@ -36,6 +36,7 @@ func (k *Keeper) Extract(ctx context.Context, id, dir string) (Info, error) {
 	if err := CheckID(id); err != nil {
 		return Info{}, err
 	}
+	defer k.read(id)()
 	path := k.path(id)
 	st, err := os.Stat(path)
 	if err != nil {
