@@ -48,7 +48,7 @@ func beforeMigrate(ctx context.Context, db *sql.DB, f func(context.Context, int,
 // not in use (a restore stamps the copy it restores from, so that after a
 // crash the live database tells whether the restore went in).
 func MarkFile(ctx context.Context, path, key string, value int64) error {
-	db, err := sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", fileURI(path))
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func carryLedger(ctx context.Context, src, before string) error {
 	if _, err := os.Stat(before); err != nil {
 		return err // a restore copies the current database aside first: it must be there
 	}
-	db, err := sql.Open("sqlite", "file:"+src)
+	db, err := sql.Open("sqlite", fileURI(src))
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func carryLedger(ctx context.Context, src, before string) error {
 // copyPages runs one backup or restore to completion in a single step (one
 // transaction on the destination).
 func copyPages(open func(string) (*sqlite.Backup, error), path string) error {
-	b, err := open("file:" + path)
+	b, err := open(fileURI(path))
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ type FileInfo struct {
 // InspectFile opens a database file read-only (not one in use) and reads
 // its schema version, integrity and counts.
 func InspectFile(ctx context.Context, path string) (FileInfo, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?"+url.Values{"mode": {"ro"}}.Encode())
+	db, err := sql.Open("sqlite", fileURI(path)+"?"+url.Values{"mode": {"ro"}}.Encode())
 	if err != nil {
 		return FileInfo{}, err
 	}

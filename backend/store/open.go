@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"hyatlas/backend/fslock"
@@ -141,6 +142,16 @@ func openLocked(ctx context.Context, dir string, lock *fslock.Lock, opts Options
 // folder cannot hold new ones, the file is all there is and opens as
 // immutable: nothing can change it while the folder is read-only and the
 // data folder's lock is held.
+// fileURI is the SQLite URI of a file path: "file:" and the path, with
+// the characters a URI gives a meaning to escaped, so a folder named
+// "Backups #1", "a?b" or "100%" is opened as named (not cut at the "#" or
+// "?", or read as an escape). Nothing else changes.
+func fileURI(path string) string {
+	return "file:" + uriEscaper.Replace(path)
+}
+
+var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
+
 func openDB(path string, conns int, readOnly bool) (*sql.DB, error) {
 	q := url.Values{}
 	pragmas := []string{"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
@@ -156,7 +167,7 @@ func openDB(path string, conns int, readOnly bool) (*sql.DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite", fileURI(path)+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
