@@ -4,13 +4,16 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"hyatlas/backend/memory"
 	"hyatlas/backend/proctest"
+	"hyatlas/backend/store"
 )
 
 // A snapshot (by hand, or the one an import makes first) onto a full disk,
@@ -130,4 +133,59 @@ func addFact(t *testing.T, e *Engine, text string) string {
 		t.Fatal(err)
 	}
 	return m.ID
+}
+
+// TestBeforeUpgrade_ASnapshotFolderThatTakesNothing: a start that must
+// upgrade the database snapshots it first; when the snapshot folder is
+// full or read-only the start is refused in words that name the folder
+// and what to do, and the database is left at its schema. A real small
+// tmpfs: root only.
+func TestBeforeUpgrade_ASnapshotFolderThatTakesNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name, want string
+		readOnly   bool
+	}{
+		{"full", "is on a full disk: nothing was migrated; free some space there", false},
+		{"read-only", "may not be written (read-only, or its permissions): nothing was migrated; make it writable", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := testConfig(t)
+			cfg.Snapshot.Dir = t.TempDir()
+			e, err := Open(ctx, cfg, quiet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			addFact(t, e, "Ada keeps bees")
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(cfg.Paths.Data, store.FileName)
+			older := store.SchemaVersion() - 1
+			db, err := sql.Open("sqlite", "file:"+path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(fmt.Sprintf("ALTER TABLE memories DROP COLUMN extract_asked_at; PRAGMA user_version = %d", older)); err != nil {
+				t.Fatal(err)
+			}
+			_ = db.Close()
+			proctest.Tmpfs(t, cfg.Snapshot.Dir, "8m")
+			if tt.readOnly {
+				proctest.Remount(t, cfg.Snapshot.Dir, true)
+			} else {
+				fill(t, cfg.Snapshot.Dir)
+			}
+			if e, err = Open(ctx, cfg, quiet()); err == nil {
+				_ = e.Close()
+				t.Fatal("the start went on without its before-upgrade snapshot")
+			}
+			if msg := err.Error(); !strings.Contains(msg, "the snapshot folder "+cfg.Snapshot.Dir+" "+tt.want) {
+				t.Errorf("start: %v, want it to say the folder %s", err, tt.want)
+			}
+			if fi, err := store.InspectFile(ctx, path); err != nil || fi.Schema != older {
+				t.Errorf("the database after the refused start: schema %d (%v), want %d", fi.Schema, err, older)
+			}
+		})
+	}
 }

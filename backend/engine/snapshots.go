@@ -77,11 +77,29 @@ func beforeUpgrade(dirs dataDirs, log interface{ Info(string, ...any) }) func(co
 		}
 		info, err := newKeeper(dirs, nil).CreateFrom(ctx, db, dirs.workspace, snapshot.ReasonBeforeUpgrade)
 		if err != nil {
+			if what, fix := upgradeFix(err, dirs.snapshots); what != "" {
+				return fmt.Errorf("the database needs an upgrade (schema %d to %d) and is snapshotted first, but the snapshot folder %s %s: nothing was migrated; %s, then start HyAtlas again (%w)",
+					from, to, dirs.snapshots, what, fix, err)
+			}
 			return fmt.Errorf("before-upgrade snapshot (nothing was migrated): %w", err)
 		}
 		log.Info("snapshot taken before the schema upgrade", "id", info.ID, "from", from, "to", to)
 		return nil
 	}
+}
+
+// upgradeFix says what is wrong with the snapshot folder, and what to do,
+// when a before-upgrade snapshot failed for want of room or rights ("" for
+// other causes).
+func upgradeFix(err error, dir string) (what, fix string) {
+	var pe *fs.PathError
+	switch {
+	case store.DiskFull(err):
+		return "is on a full disk", "free some space there"
+	case (errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)) && errors.As(err, &pe) && (inDir(pe.Path, dir) || inDir(dir, pe.Path)):
+		return "may not be written (read-only, or its permissions)", "make it writable"
+	}
+	return "", ""
 }
 
 // upgradeCopy reports whether name is prefix followed by os.MkdirTemp's
