@@ -298,13 +298,14 @@ func (k *Keeper) List() ([]Info, error) {
 	out := []Info{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".zip")
-		if !ok || CheckID(id) != nil || !e.Type().IsRegular() {
+		if !ok || CheckID(id) != nil {
 			continue
 		}
-		info := Info{ID: id}
-		if st, err := e.Info(); err == nil {
-			info.Size = st.Size()
+		st, err := k.stat(id)
+		if err != nil {
+			continue // a folder by that name, a link to nothing: no snapshot
 		}
+		info := Info{ID: id, Size: st.Size()}
 		if m, err := readManifest(k.path(id)); err != nil {
 			info.Error = err.Error()
 		} else {
@@ -341,9 +342,26 @@ func readManifest(path string) (Manifest, error) {
 	return Manifest{}, fmt.Errorf("no manifest: not a HyAtlas snapshot")
 }
 
-// Delete removes a snapshot.
+// stat is the snapshot id's file: a file, or a link to one (a snapshot
+// moved to another disk and linked back); anything else is no snapshot,
+// as List shows it.
+func (k *Keeper) stat(id string) (fs.FileInfo, error) {
+	st, err := os.Stat(k.path(id))
+	if err == nil && !st.Mode().IsRegular() {
+		err = fs.ErrNotExist
+	}
+	if err != nil {
+		return nil, memory.Errorf(memory.ENOTFOUND, "no snapshot %s", id)
+	}
+	return st, nil
+}
+
+// Delete removes a snapshot (a link to one: the link).
 func (k *Keeper) Delete(id string) error {
 	if err := CheckID(id); err != nil {
+		return err
+	}
+	if _, err := k.stat(id); err != nil {
 		return err
 	}
 	err := os.Remove(k.path(id))

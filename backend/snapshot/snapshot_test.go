@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -216,5 +217,59 @@ func TestPrune_LeavesASnapshotBeingRead(t *testing.T) {
 				t.Fatalf("pruned afterward: %v %v, want %v", gone, err, ids(tt.afterward))
 			}
 		})
+	}
+}
+
+// TestKeeper_WhatIsASnapshotInTheFolder: list, verify and delete agree on
+// what a snapshot is. A snapshot moved to another disk and linked back is
+// one (listed with its size, verified; deleting it removes the link); a
+// folder named like one, or a link to nothing, is none: not listed, and
+// verify and delete answer "no snapshot" and leave it as it is.
+func TestKeeper_WhatIsASnapshotInTheFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need a privilege on Windows")
+	}
+	ctx := context.Background()
+	k := testKeeper(t)
+	real, err := k.Create(ctx, ReasonManual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "moved.zip")
+	if err := os.Rename(k.path(real.ID), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	const linked, folder, dangling = "hyatlas-20260101T000000.000Z", "hyatlas-20260102T000000.000Z", "hyatlas-20260103T000000.000Z"
+	for _, err := range []error{os.Symlink(elsewhere, k.path(linked)), os.Mkdir(k.path(folder), 0o700),
+		os.Symlink(filepath.Join(t.TempDir(), "gone.zip"), k.path(dangling))} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := k.List()
+	if err != nil || len(list) != 1 || list[0].ID != linked || list[0].Manifest == nil || list[0].Size != real.Size {
+		t.Fatalf("list: %+v %v, want only %s with its manifest and size %d", list, err, linked, real.Size)
+	}
+	for _, tt := range []struct {
+		id    string
+		found bool
+	}{{folder, false}, {dangling, false}, {linked, true}} {
+		_, verr := k.Verify(ctx, tt.id)
+		derr := k.Delete(tt.id)
+		if tt.found {
+			if verr != nil || derr != nil {
+				t.Errorf("%s: verify %v, delete %v", tt.id, verr, derr)
+			}
+			if _, err := os.Stat(elsewhere); err != nil {
+				t.Errorf("deleting the link removed the file it points at: %v", err)
+			}
+			continue
+		}
+		if memory.ErrorCode(verr) != memory.ENOTFOUND || memory.ErrorCode(derr) != memory.ENOTFOUND {
+			t.Errorf("%s: verify %v, delete %v, want no snapshot", tt.id, verr, derr)
+		}
+		if _, err := os.Lstat(k.path(tt.id)); err != nil {
+			t.Errorf("%s was removed: %v", tt.id, err)
+		}
 	}
 }

@@ -38,9 +38,9 @@ func (k *Keeper) Extract(ctx context.Context, id, dir string) (Info, error) {
 	}
 	defer k.read(id)()
 	path := k.path(id)
-	st, err := os.Stat(path)
+	st, err := k.stat(id)
 	if err != nil {
-		return Info{}, memory.Errorf(memory.ENOTFOUND, "no snapshot %s", id)
+		return Info{}, err
 	}
 	info := Info{ID: id, Size: st.Size()}
 	bad := func(format string, args ...any) (Info, error) {
